@@ -1,0 +1,69 @@
+"""`rq worker`, `rq scheduler`, `rq schedule`: one app context per process, the app's own Redis."""
+
+from __future__ import annotations
+
+import click
+from flask.cli import with_appcontext
+from rq import Worker
+
+from console.queues import get_rq
+from models import db
+
+from . import emit
+
+
+class AppWorker(Worker):
+    """RQ's forking worker, made safe for SQLAlchemy: each work horse opens its own connections."""
+
+    def main_work_horse(self, job, queue):
+        # Connections inherited through fork() belong to the parent; never share them.
+        db.engine.dispose(close=False)
+        super().main_work_horse(job, queue)
+
+
+@click.group("rq")
+def rq_cli() -> None:
+    """Background workers and the scheduler."""
+
+
+@rq_cli.command("worker")
+@click.argument("queues", nargs=-1)
+@click.option("--burst", is_flag=True, help="Exit when the queues are empty.")
+@click.option("--name", default=None, help="Worker name (default: RQ's own).")
+@with_appcontext
+def worker_command(queues: tuple[str, ...], burst: bool, name: str | None) -> None:
+    """Work QUEUES (default: all of default, llm, maintenance)."""
+    rq = get_rq()
+    selected = [rq.queue(q) for q in queues] if queues else rq.queues
+    worker = AppWorker(selected, connection=rq.connection, name=name)
+    worker.work(burst=burst, with_scheduler=False)
+
+
+@rq_cli.command("scheduler")
+@click.option("--interval", default=30, show_default=True, help="Seconds between scheduler polls.")
+@click.option("--burst", is_flag=True, help="Enqueue what is due once and exit.")
+@with_appcontext
+def scheduler_command(interval: int, burst: bool) -> None:
+    """Reconcile the recurring jobs of jobs/schedule.py, then run rq-scheduler."""
+    from rq_scheduler import Scheduler
+
+    from jobs.schedule import reconcile
+
+    rq = get_rq()
+    scheduler = Scheduler(connection=rq.connection, interval=interval)
+    click.echo(f"recurring jobs: {reconcile(scheduler)}", err=True)
+    scheduler.run(burst=burst)
+
+
+@rq_cli.command("schedule")
+@click.option("--sync", is_flag=True, help="Reconcile the recurring jobs before listing them.")
+@with_appcontext
+def schedule_command(sync: bool) -> None:
+    """List the recurring jobs and their next run times (UTC)."""
+    from rq_scheduler import Scheduler
+
+    from jobs.schedule import reconcile, scheduled
+
+    scheduler = Scheduler(connection=get_rq().connection)
+    report = reconcile(scheduler) if sync else None
+    emit({"recurring": scheduled(scheduler), "reconciled": report})

@@ -1,0 +1,45 @@
+"""Content-blind maintenance jobs."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import select
+
+from models import Agent, db
+from models.mutations import dedup_for_agent
+
+log = logging.getLogger(__name__)
+
+
+def dedup_agent(agent_id: int) -> dict:
+    """Soft-delete exact duplicates (by content hash) among one agent's active core memories."""
+    removed = dedup_for_agent(agent_id)
+    log.info("dedup agent=%s removed=%d", agent_id, len(removed))
+    return {"agent_id": agent_id, "removed": len(removed)}
+
+
+def dedup_all_agents() -> dict:
+    """Nightly: dedup every active agent. Idempotent; each agent is its own transaction."""
+    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
+    removed = sum(len(dedup_for_agent(agent_id)) for agent_id in agent_ids)
+    log.info("dedup all agents=%d removed=%d", len(agent_ids), removed)
+    return {"agents": len(agent_ids), "removed": removed}
+
+
+def ttl_lifecycle() -> dict:
+    """TTL expiry and purge of non-core memories (spec 003 §7). Not yet: lands with the background-work issue."""
+    log.info("ttl_lifecycle: not yet implemented (background memory work issue)")
+    return {"status": "not yet"}
+
+
+def daily_consolidation() -> dict:
+    """Daily same-fact consolidation (spec 003 §4). Not yet: lands with the background-work issue."""
+    log.info("daily_consolidation: not yet implemented (background memory work issue)")
+    return {"status": "not yet"}
+
+
+def tom_insights() -> dict:
+    """Theory-of-mind insights (spec 003 §3). Not yet: lands with the background-work issue."""
+    log.info("tom_insights: not yet implemented (background memory work issue)")
+    return {"status": "not yet"}

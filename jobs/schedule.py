@@ -1,0 +1,101 @@
+"""Every recurring job, in one list, reconciled idempotently with rq-scheduler when the scheduler starts.
+
+Cron strings are UTC (rq-scheduler's default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rq_scheduler import Scheduler
+
+from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
+
+from .maintenance import daily_consolidation, dedup_all_agents, tom_insights, ttl_lifecycle
+from .refinement import over_budget_scan, refinement_sweep
+
+ID_PREFIX = "recurring:"
+
+
+@dataclass(frozen=True)
+class Recurring:
+    name: str
+    cron: str
+    func: Callable
+    queue: str
+    description: str
+
+    @property
+    def job_id(self) -> str:
+        return ID_PREFIX + self.name
+
+    @property
+    def func_name(self) -> str:
+        return f"{self.func.__module__}.{self.func.__name__}"
+
+
+RECURRING: tuple[Recurring, ...] = (
+    Recurring("refinement-sweep", "0 4 * * 1", refinement_sweep, "llm", "Weekly refinement sweep, Monday 04:00 UTC"),
+    Recurring("over-budget-scan", "*/15 * * * *", over_budget_scan, "default", "Over-budget scan, every 15 minutes"),
+    Recurring("dedup-nightly", "30 2 * * *", dedup_all_agents, "maintenance", "Content-blind dedup, nightly 02:30 UTC"),
+    Recurring("ttl-purge-daily", "0 3 * * *", ttl_lifecycle, "maintenance", "TTL expiry and purge, daily 03:00 UTC"),
+    Recurring("consolidation-daily", "0 5 * * *", daily_consolidation, "llm", "Daily consolidation, 05:00 UTC"),
+    Recurring("tom-daily", "0 6 * * *", tom_insights, "llm", "Theory-of-mind insights, daily 06:00 UTC"),
+)
+
+
+def _matches(job, spec: Recurring) -> bool:
+    return (
+        job.meta.get("cron_string") == spec.cron
+        and job.func_name == spec.func_name
+        and job.origin == spec.queue
+        and job.timeout == QUEUE_TIMEOUTS[spec.queue]
+    )
+
+
+def reconcile(scheduler: Scheduler) -> dict[str, list[str]]:
+    """Make the scheduled recurring jobs equal RECURRING: add missing, replace changed, drop stale.
+
+    Running it again changes nothing.
+    """
+    existing = {job.id: job for job in scheduler.get_jobs() if job.id.startswith(ID_PREFIX)}
+    wanted = {spec.job_id: spec for spec in RECURRING}
+    report: dict[str, list[str]] = {"added": [], "replaced": [], "removed": [], "kept": []}
+    for job_id, job in existing.items():
+        if job_id not in wanted:
+            scheduler.cancel(job)
+            job.delete()
+            report["removed"].append(job_id)
+    for job_id, spec in wanted.items():
+        job = existing.get(job_id)
+        if job is not None and _matches(job, spec):
+            report["kept"].append(job_id)
+            continue
+        if job is not None:
+            scheduler.cancel(job)
+            job.delete()
+            report["replaced"].append(job_id)
+        else:
+            report["added"].append(job_id)
+        created = scheduler.cron(
+            spec.cron,
+            func=spec.func,
+            queue_name=spec.queue,
+            id=spec.job_id,
+            timeout=QUEUE_TIMEOUTS[spec.queue],
+            description=spec.description,
+            result_ttl=86400,
+        )
+        created.failure_ttl = FAILURE_TTL
+        created.save()
+    return report
+
+
+def scheduled(scheduler: Scheduler) -> list[dict]:
+    """The recurring jobs with their next run time (UTC), for the CLI and the console."""
+    jobs = {job.id: when for job, when in scheduler.get_jobs(with_times=True)}
+    return [
+        {"name": spec.name, "cron": spec.cron, "queue": spec.queue, "next_run": jobs.get(spec.job_id)}
+        for spec in RECURRING
+    ]

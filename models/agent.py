@@ -1,0 +1,100 @@
+"""Agents: the owners of memories, with their refinement budget and API credentials."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from sqlalchemy import Boolean, DateTime, Float, Integer, String, Text, func, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import db, utcnow
+
+DEFAULT_CORE_TOKEN_BUDGET = 5000
+DEFAULT_MIN_RETENTION = 0.8
+REFINEMENT_INTERVAL = timedelta(weeks=1)
+TOKEN_PREFIX = "mgc_"
+
+
+def hash_token(token: str) -> str:
+    """API tokens are 256-bit random strings, so a plain SHA-256 is a safe, indexable hash for them."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Agent(db.Model):
+    __tablename__ = "agents"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True, nullable=False)
+    role: Mapped[str | None] = mapped_column(String(64))
+    model_id: Mapped[str | None] = mapped_column(String(200))
+    base_url: Mapped[str | None] = mapped_column(String(500))
+    core_token_budget: Mapped[int] = mapped_column(Integer, nullable=False, default=DEFAULT_CORE_TOKEN_BUDGET)
+    min_retention: Mapped[float] = mapped_column(Float, nullable=False, default=DEFAULT_MIN_RETENTION)
+    refinement_prompt: Mapped[str | None] = mapped_column(Text)
+    mechanic_preconsent: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    last_refinement_at: Mapped[datetime | None] = mapped_column(DateTime)
+    api_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+    def issue_token(self) -> str:
+        """Create a fresh API token, store only its hash, and return the token (shown once)."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self.api_token_hash = hash_token(token)
+        return token
+
+    @classmethod
+    def by_token(cls, token: str) -> Agent | None:
+        if not token:
+            return None
+        return db.session.scalar(select(cls).where(cls.api_token_hash == hash_token(token), cls.active.is_(True)))
+
+    @classmethod
+    def lookup(cls, name_or_id: str | int) -> Agent | None:
+        """AGENT on the command line may be the name or the id."""
+        agent = db.session.scalar(select(cls).where(cls.name == str(name_or_id)))
+        if agent is None and str(name_or_id).isdigit():
+            agent = db.session.get(cls, int(name_or_id))
+        return agent
+
+    @property
+    def core_token_usage(self) -> int:
+        """Tokens of active core memories: soft-deleted rows never count."""
+        from .memory import AgentMemory
+
+        return db.session.scalar(
+            select(func.coalesce(func.sum(AgentMemory.token_estimate), 0)).where(
+                AgentMemory.agent_id == self.id,
+                AgentMemory.memory_type == "core",
+                AgentMemory.deleted_at.is_(None),
+            )
+        )
+
+    @property
+    def needs_refinement(self) -> bool:
+        return self.core_token_usage > (self.core_token_budget or DEFAULT_CORE_TOKEN_BUDGET)
+
+    def refined_recently(self, now: datetime | None = None) -> bool:
+        now = now or utcnow()
+        return self.last_refinement_at is not None and self.last_refinement_at > now - REFINEMENT_INTERVAL
+
+    @classmethod
+    def over_budget_ids(cls) -> list[int]:
+        """Every active agent whose active core tokens exceed its budget, in one aggregate query."""
+        from .memory import AgentMemory
+
+        usage = (
+            select(AgentMemory.agent_id, func.sum(AgentMemory.token_estimate).label("tokens"))
+            .where(AgentMemory.memory_type == "core", AgentMemory.deleted_at.is_(None))
+            .group_by(AgentMemory.agent_id)
+            .subquery()
+        )
+        rows = db.session.execute(
+            select(cls.id)
+            .join(usage, usage.c.agent_id == cls.id)
+            .where(cls.active.is_(True), usage.c.tokens > cls.core_token_budget)
+            .order_by(cls.id)
+        )
+        return [row.id for row in rows]

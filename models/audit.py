@@ -1,0 +1,167 @@
+"""The audit log: append-only records with full before/after snapshots of every memory change.
+
+Snapshots hold every column of the row; the content itself is stored once per (memory, text)
+in `audit_contents` and referenced from the snapshot by id. That keeps `audit_logs` strictly
+append-only (a database trigger rejects UPDATE and DELETE) while still letting the TTL purge
+redact a purged memory's text from its history: it blanks the `audit_contents` rows of that
+memory and leaves a tombstone (hash and token count) behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import db, utcnow
+from .memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
+
+REDACTED = None  # the content of a purged memory in its history
+
+
+class AuditLog(db.Model):
+    __tablename__ = "audit_logs"
+    __table_args__ = (
+        Index("ix_audit_logs_agent_created", "agent_id", "created_at"),
+        Index("ix_audit_logs_memory", "memory_id", "id"),
+        Index("ix_audit_logs_session", "session_id"),
+        Index("ix_audit_logs_op", "op_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int | None] = mapped_column(ForeignKey("agents.id"))
+    # No foreign key: history outlives a purged row.
+    memory_id: Mapped[int | None] = mapped_column(Integer)
+    session_id: Mapped[int | None] = mapped_column(ForeignKey("refinement_sessions.id"))
+    # Every record written by one call of the mutation path shares an op_id: the unit of rollback.
+    op_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    actor: Mapped[str] = mapped_column(String(64), nullable=False)
+    action: Mapped[str] = mapped_column(String(48), nullable=False)
+    before: Mapped[dict | None] = mapped_column(JSON)
+    after: Mapped[dict | None] = mapped_column(JSON)
+    data: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<AuditLog #{self.id} {self.action} memory={self.memory_id} by {self.actor}>"
+
+    @property
+    def token_delta(self) -> int:
+        """Active core tokens this record added (positive) or removed (negative)."""
+        return _active_core_tokens(self.after) - _active_core_tokens(self.before)
+
+
+def _active_core_tokens(snapshot: dict | None) -> int:
+    if not snapshot or snapshot.get("deleted_at") or snapshot.get("memory_type") != "core":
+        return 0
+    return int(snapshot.get("token_estimate") or 0)
+
+
+class AuditContent(db.Model):
+    """Memory text referenced by snapshots. Append-only except for purge redaction (trigger-enforced)."""
+
+    __tablename__ = "audit_contents"
+    __table_args__ = (Index("ix_audit_contents_memory", "memory_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    memory_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    content: Mapped[str | None] = mapped_column(Text)
+    token_estimate: Mapped[int] = mapped_column(Integer, nullable=False)
+    redacted_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+def new_op_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
+    """The audit_contents row holding this memory's current text, filed if it is new.
+
+    The newest row of a memory always holds its current text, because every content change
+    goes through the mutation path and files one. So when the caller has not loaded the text
+    (content-blind dedup), the newest row is the answer and the text never enters Python.
+    """
+    latest = db.session.execute(
+        select(AuditContent.id, AuditContent.sha256)
+        .where(AuditContent.memory_id == memory.id)
+        .order_by(AuditContent.id.desc())
+        .limit(1)
+    ).first()
+    if not content_loaded:
+        if latest is None:
+            raise RuntimeError(f"memory #{memory.id} has no filed content")
+        return latest.id
+    sha = hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
+    if latest is not None and latest.sha256 == sha:
+        return latest.id
+    row = AuditContent(memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate)
+    db.session.add(row)
+    db.session.flush()
+    return row.id
+
+
+def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict[str, Any] | None:
+    """Every column of the row as JSON; the content by reference into audit_contents."""
+    if memory is None:
+        return None
+    db.session.flush()  # the row needs its id before its content can be filed
+    snap: dict[str, Any] = {}
+    for field in SNAPSHOT_FIELDS:
+        value = getattr(memory, field)
+        if field in DATETIME_FIELDS and value is not None:
+            value = value.isoformat()
+        elif field == "tags":
+            value = list(value or [])
+        snap[field] = value
+    snap["content_ref"] = _content_ref(memory, content_loaded)
+    return snap
+
+
+def restore_fields(snap: dict[str, Any]) -> dict[str, Any]:
+    """The column values a snapshot describes, content included, ready to assign to a row."""
+    values: dict[str, Any] = {}
+    for field in SNAPSHOT_FIELDS:
+        if field == "id":
+            continue
+        value = snap.get(field)
+        if field in DATETIME_FIELDS and value is not None:
+            value = datetime.fromisoformat(value)
+        values[field] = value
+    content_row = db.session.get(AuditContent, snap["content_ref"])
+    values["content"] = content_row.content if content_row is not None else REDACTED
+    return values
+
+
+def write_audit(
+    *,
+    op_id: str,
+    actor: str,
+    action: str,
+    agent_id: int | None,
+    memory_id: int | None = None,
+    session_id: int | None = None,
+    before: dict | None = None,
+    after: dict | None = None,
+    data: dict | None = None,
+) -> AuditLog:
+    """Add one audit record to the current transaction (flushed, so a failure surfaces here)."""
+    record = AuditLog(
+        op_id=op_id,
+        actor=actor,
+        action=action,
+        agent_id=agent_id,
+        memory_id=memory_id,
+        session_id=session_id,
+        before=before,
+        after=after,
+        data=data or {},
+        created_at=utcnow(),
+    )
+    db.session.add(record)
+    db.session.flush()
+    return record

@@ -1,0 +1,159 @@
+"""Agent memories: the rows every rule in this product protects, and their read scopes.
+
+Rows are written only by `models.mutations`; this module defines the shape, the derived
+fields (hash, token estimate) and the scopes that keep soft-deleted rows out of every read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    Select,
+    String,
+    Text,
+    select,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import db, estimate_tokens, utcnow
+
+MEMORY_TYPES = ("core", "journal", "semantic", "episodic", "insight", "procedural")
+MAX_CONTENT_CHARS = 10_000
+JOURNAL_WINDOW = timedelta(weeks=1)
+# Spec 002: memories carrying these tags are immutable for every agent path.
+IMMUTABLE_TAGS = frozenset({"audio", "somatic", "voice"})
+
+# Columns captured in an audit snapshot besides the content (which goes to audit_contents).
+SNAPSHOT_FIELDS = (
+    "id",
+    "agent_id",
+    "memory_type",
+    "content_hash",
+    "token_estimate",
+    "tags",
+    "category",
+    "importance",
+    "pinned",
+    "constitutional",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "deleted_at",
+    "purge_at",
+    "user_id",
+    "thread_id",
+    "run_id",
+    "actor_id",
+    "role",
+)
+DATETIME_FIELDS = frozenset({"created_at", "updated_at", "last_accessed_at", "deleted_at", "purge_at"})
+
+
+def content_hash(content: str) -> str:
+    """SHA-256 of the stripped, lower-cased content: the content-blind identity used by dedup."""
+    return hashlib.sha256(content.strip().lower().encode("utf-8")).hexdigest()
+
+
+class AgentMemory(db.Model):
+    __tablename__ = "agent_memories"
+    __table_args__ = (
+        CheckConstraint(
+            "memory_type IN ('core', 'journal', 'semantic', 'episodic', 'insight', 'procedural')",
+            name="memory_type",
+        ),
+        CheckConstraint("length(content) BETWEEN 1 AND 10000", name="content_length"),
+        CheckConstraint("importance IS NULL OR importance BETWEEN 1 AND 5", name="importance_range"),
+        # Prompt assembly and the token count read (agent, type) over active rows, oldest first.
+        Index("ix_agent_memories_agent_type_active", "agent_id", "memory_type", "deleted_at", "created_at"),
+        Index("ix_agent_memories_agent_hash", "agent_id", "content_hash"),
+        Index("ix_agent_memories_purge_at", "purge_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
+    memory_type: Mapped[str] = mapped_column(String(20), nullable=False, default="core")
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    token_estimate: Mapped[int] = mapped_column(Integer, nullable=False)
+    tags: Mapped[list] = mapped_column(JSON, nullable=False, default=list)
+    category: Mapped[str | None] = mapped_column(String(64))
+    importance: Mapped[int | None] = mapped_column(Integer)
+    pinned: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    constitutional: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+    last_accessed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    purge_at: Mapped[datetime | None] = mapped_column(DateTime)
+    user_id: Mapped[str | None] = mapped_column(String(128))
+    thread_id: Mapped[str | None] = mapped_column(String(128))
+    run_id: Mapped[str | None] = mapped_column(String(128))
+    actor_id: Mapped[str | None] = mapped_column(String(128))
+    role: Mapped[str | None] = mapped_column(String(32))
+
+    def set_content(self, content: str) -> None:
+        """Content and its derived fields change together, always."""
+        self.content = content
+        self.content_hash = content_hash(content)
+        self.token_estimate = estimate_tokens(content)
+
+    @property
+    def is_active(self) -> bool:
+        return self.deleted_at is None
+
+    @property
+    def immutable_tags(self) -> set[str]:
+        return {t.lower() for t in (self.tags or []) if isinstance(t, str)} & IMMUTABLE_TAGS
+
+    def __repr__(self) -> str:  # never the content: reprs end up in logs and tracebacks
+        return f"<AgentMemory #{self.id} agent={self.agent_id} {self.memory_type}>"
+
+    # ----- scopes: each returns a Select that callers may refine further -----
+
+    @classmethod
+    def _scoped(cls, agent_id: int | None, *criteria) -> Select:
+        stmt = select(cls).where(*criteria)
+        if agent_id is not None:
+            stmt = stmt.where(cls.agent_id == agent_id)
+        return stmt
+
+    @classmethod
+    def active(cls, agent_id: int | None = None) -> Select:
+        return cls._scoped(agent_id, cls.deleted_at.is_(None))
+
+    @classmethod
+    def deleted(cls, agent_id: int | None = None) -> Select:
+        return cls._scoped(agent_id, cls.deleted_at.is_not(None))
+
+    @classmethod
+    def constitutional_scope(cls, agent_id: int | None = None) -> Select:
+        return cls._scoped(agent_id, cls.deleted_at.is_(None), cls.constitutional.is_(True))
+
+    @classmethod
+    def non_constitutional(cls, agent_id: int | None = None) -> Select:
+        return cls._scoped(agent_id, cls.deleted_at.is_(None), cls.constitutional.is_(False))
+
+    @classmethod
+    def active_core(cls, agent_id: int) -> Select:
+        return cls.active(agent_id).where(cls.memory_type == "core").order_by(cls.created_at, cls.id)
+
+    @classmethod
+    def for_prompt(cls, agent_id: int, now: datetime | None = None) -> Select:
+        """Active core memories plus active journals of the last week, oldest first."""
+        since = (now or utcnow()) - JOURNAL_WINDOW
+        return (
+            cls.active(agent_id)
+            .where(
+                (cls.memory_type == "core") | ((cls.memory_type == "journal") & (cls.created_at >= since))
+            )
+            .order_by(cls.created_at, cls.id)
+        )

@@ -1,0 +1,611 @@
+"""The one mutation path: every change to a memory row, each written with its audit record.
+
+Views, the agent API, the refinement tools and the jobs call these functions; nothing else
+writes `agent_memories`. Each function runs in `atomic()`, so the row change and its audit
+record commit together or not at all, and each call shares one `op_id` across its records,
+which is the unit the Time Machine rolls back.
+
+Actors: ``agent`` (the agent itself, through its API or a refinement session), ``admin:<id>``
+(a human in the console or on the CLI) and ``system:<job>`` (a scheduled job). Agents and jobs
+are "agent paths": they can never delete, consolidate or purge a constitutional memory, nor
+touch a memory tagged audio, somatic or voice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, exists, select, update
+from sqlalchemy.orm import aliased, defer
+
+from .agent import Agent
+from .audit import AuditContent, new_op_id, snapshot, write_audit
+from .db import atomic, db, utcnow
+from .errors import ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed
+from .memory import MAX_CONTENT_CHARS, MEMORY_TYPES, AgentMemory
+
+AGENT_ACTOR = "agent"
+SCOPING_FIELDS = ("user_id", "thread_id", "run_id", "actor_id", "role")
+EDITABLE_FIELDS = ("content", "tags", "category", "importance", "pinned", "memory_type") + SCOPING_FIELDS
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_REFINEMENT_PROMPT_CHARS = 4000
+
+
+def is_agent_path(actor: str) -> bool:
+    """Agents and scheduled jobs act for the agent; only admins are not bound by the agent locks."""
+    return actor == AGENT_ACTOR or actor.startswith("system:")
+
+
+def is_admin(actor: str) -> bool:
+    return actor.startswith("admin:")
+
+
+def _check_actor(actor: str) -> None:
+    if not (actor == AGENT_ACTOR or is_admin(actor) or actor.startswith("system:")):
+        raise ValidationFailed(f"unknown actor {actor!r}")
+
+
+# ----- validation: every rule raises ValidationFailed before anything is written -----
+
+
+def clean_content(content: Any) -> str:
+    """Content as stored: text, stripped, non-empty, at most 10,000 characters."""
+    if not isinstance(content, str):
+        raise ValidationFailed("content must be a string", field="content")
+    content = content.strip()
+    if not content:
+        raise ValidationFailed("content is empty", field="content")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise ValidationFailed(
+            f"content is {len(content):,} characters; the limit is {MAX_CONTENT_CHARS:,}", field="content"
+        )
+    if "\x00" in content:
+        raise ValidationFailed("content contains a NUL character", field="content")
+    return content
+
+
+def clean_tags(tags: Any) -> list[str]:
+    if tags is None:
+        return []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ValidationFailed("tags must be a list of strings", field="tags")
+    cleaned: list[str] = []
+    for tag in tags:
+        tag = tag.strip()
+        if not tag or len(tag) > MAX_TAG_CHARS:
+            raise ValidationFailed(f"each tag must be 1-{MAX_TAG_CHARS} characters", field="tags")
+        if tag not in cleaned:
+            cleaned.append(tag)
+    if len(cleaned) > MAX_TAGS:
+        raise ValidationFailed(f"at most {MAX_TAGS} tags", field="tags")
+    return cleaned
+
+
+def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(fields) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}")
+    cleaned = dict(fields)
+    if "content" in cleaned:
+        cleaned["content"] = clean_content(cleaned["content"])
+    if "tags" in cleaned:
+        cleaned["tags"] = clean_tags(cleaned["tags"])
+    if "memory_type" in cleaned and cleaned["memory_type"] not in MEMORY_TYPES:
+        raise ValidationFailed(
+            f"memory_type must be one of {', '.join(MEMORY_TYPES)}", field="memory_type"
+        )
+    importance = cleaned.get("importance")
+    if importance is not None and (
+        isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5
+    ):
+        raise ValidationFailed("importance must be an integer from 1 to 5", field="importance")
+    if "pinned" in cleaned and not isinstance(cleaned["pinned"], bool):
+        raise ValidationFailed("pinned must be true or false", field="pinned")
+    for name in ("category", *SCOPING_FIELDS):
+        value = cleaned.get(name)
+        if value is not None and (not isinstance(value, str) or len(value) > 128):
+            raise ValidationFailed(f"{name} must be a string of at most 128 characters", field=name)
+    return cleaned
+
+
+def _require_agent(agent_id: int) -> Agent:
+    agent = db.session.get(Agent, agent_id)
+    if agent is None:
+        raise NotFound(f"agent {agent_id} not found")
+    return agent
+
+
+def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> AgentMemory:
+    """One memory of this agent, row-locked for the transaction (PostgreSQL; SQLite locks the file)."""
+    if isinstance(memory_id, bool) or not isinstance(memory_id, int):
+        raise ValidationFailed(f"memory id must be an integer, not {type(memory_id).__name__}")
+    memory = db.session.scalar(
+        select(AgentMemory)
+        .where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent_id)
+        .with_for_update()
+    )
+    # Another agent's memory is reported exactly like a missing one (isolation: no existence oracle).
+    if memory is None:
+        raise NotFound(f"memory #{memory_id} not found")
+    if active is True and memory.deleted_at is not None:
+        raise NotFound(f"memory #{memory_id} is deleted")
+    if active is False and memory.deleted_at is None:
+        raise ValidationFailed(f"memory #{memory_id} is not deleted")
+    return memory
+
+
+def _load_many(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[AgentMemory]:
+    if not isinstance(memory_ids, list | tuple) or not memory_ids:
+        raise ValidationFailed("ids must be a non-empty list of memory ids")
+    if len(set(memory_ids)) != len(memory_ids):
+        raise ValidationFailed("ids contain duplicates")
+    if len(memory_ids) < minimum:
+        raise ValidationFailed(f"at least {minimum} distinct ids are required")
+    return [_load(agent_id, memory_id) for memory_id in memory_ids]
+
+
+def _guard_agent_locks(actor: str, memories: Iterable[AgentMemory], verb: str) -> None:
+    """Constitutional and immutable-tag locks for agent paths, checked before anything changes."""
+    memories = list(memories)
+    if is_agent_path(actor):
+        locked = [m.id for m in memories if m.constitutional]
+        if locked:
+            raise ConstitutionalLocked(
+                f"cannot {verb} constitutional memor{'y' if len(locked) == 1 else 'ies'}: "
+                + ", ".join(f"#{i}" for i in locked),
+                ids=locked,
+            )
+        immutable = [m.id for m in memories if m.immutable_tags]
+        if immutable:
+            raise ImmutableMemory(
+                f"cannot {verb} memories tagged audio, somatic or voice: " + ", ".join(f"#{i}" for i in immutable),
+                ids=immutable,
+            )
+
+
+# ----- the mutations -----
+
+
+def create_memory(
+    agent_id: int,
+    content: str,
+    *,
+    actor: str,
+    memory_type: str = "core",
+    session_id: int | None = None,
+    created_at: datetime | None = None,
+    tags: list[str] | None = None,
+    category: str | None = None,
+    importance: int | None = None,
+    pinned: bool = False,
+    constitutional: bool = False,
+    action: str = "create",
+    data: dict | None = None,
+    op_id: str | None = None,
+    **scoping: Any,
+) -> AgentMemory:
+    """Create a memory and its audit record. `created_at` is the origin date (import, consolidation)."""
+    _check_actor(actor)
+    fields = _clean_fields(
+        {
+            "content": content,
+            "memory_type": memory_type,
+            "tags": tags,
+            "category": category,
+            "importance": importance,
+            "pinned": pinned,
+            **scoping,
+        }
+    )
+    if not isinstance(constitutional, bool):
+        raise ValidationFailed("constitutional must be true or false", field="constitutional")
+    if constitutional and actor == AGENT_ACTOR and session_id is None:
+        raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
+    with atomic():
+        _require_agent(agent_id)
+        now = utcnow()
+        memory = AgentMemory(
+            agent_id=agent_id,
+            constitutional=constitutional,
+            created_at=created_at or now,
+            updated_at=now,
+            **{k: v for k, v in fields.items() if k != "content"},
+        )
+        memory.set_content(fields["content"])
+        db.session.add(memory)
+        db.session.flush()
+        write_audit(
+            op_id=op_id or new_op_id(),
+            actor=actor,
+            action=action,
+            agent_id=agent_id,
+            memory_id=memory.id,
+            session_id=session_id,
+            before=None,
+            after=snapshot(memory),
+            data=data,
+        )
+    return memory
+
+
+def update_memory(
+    agent_id: int, memory_id: int, *, actor: str, session_id: int | None = None, **changes: Any
+) -> AgentMemory:
+    """Change content and/or metadata of an active memory.
+
+    Agents may tighten a constitutional memory only inside a refinement session, never empty it
+    (empty content is refused for everyone), and never touch an immutable-tagged one.
+    """
+    _check_actor(actor)
+    if not changes:
+        raise ValidationFailed("nothing to update")
+    fields = _clean_fields(changes)
+    with atomic():
+        memory = _load(agent_id, memory_id)
+        if is_agent_path(actor):
+            if memory.immutable_tags:
+                raise ImmutableMemory(f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and cannot be changed")
+            if memory.constitutional and session_id is None:
+                raise ConstitutionalLocked(
+                    f"memory #{memory.id} is constitutional; it can be tightened only in a refinement session"
+                )
+        before = snapshot(memory)
+        for name, value in fields.items():
+            if name == "content":
+                memory.set_content(value)
+            else:
+                setattr(memory, name, value)
+        memory.updated_at = utcnow()
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="update",
+            agent_id=agent_id,
+            memory_id=memory.id,
+            session_id=session_id,
+            before=before,
+            after=snapshot(memory),
+            data={"fields": sorted(fields)},
+        )
+    return memory
+
+
+def soft_delete_memories(
+    agent_id: int,
+    memory_ids: Sequence[int],
+    *,
+    actor: str,
+    session_id: int | None = None,
+    reason: str | None = None,
+) -> list[AgentMemory]:
+    """Soft-delete one or several memories, all or nothing. Constitutional rows are refused to everyone:
+    an admin must clear the flag first (itself audited)."""
+    _check_actor(actor)
+    with atomic():
+        memories = _load_many(agent_id, list(memory_ids))
+        _guard_agent_locks(actor, memories, "delete")
+        locked = [m.id for m in memories if m.constitutional]
+        if locked:
+            raise ConstitutionalLocked(
+                "constitutional memories cannot be deleted; an admin must clear the flag first: "
+                + ", ".join(f"#{i}" for i in locked),
+                ids=locked,
+            )
+        op_id, now = new_op_id(), utcnow()
+        for memory in memories:
+            before = snapshot(memory)
+            memory.deleted_at = now
+            memory.updated_at = now
+            write_audit(
+                op_id=op_id,
+                actor=actor,
+                action="delete",
+                agent_id=agent_id,
+                memory_id=memory.id,
+                session_id=session_id,
+                before=before,
+                after=snapshot(memory),
+                data={"reason": reason} if reason else {},
+            )
+    return memories
+
+
+def restore_memory(agent_id: int, memory_id: int, *, actor: str) -> AgentMemory:
+    """Bring a soft-deleted memory back (clears any pending purge)."""
+    _check_actor(actor)
+    with atomic():
+        memory = _load(agent_id, memory_id, active=False)
+        before = snapshot(memory)
+        memory.deleted_at = None
+        memory.purge_at = None
+        memory.updated_at = utcnow()
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="restore",
+            agent_id=agent_id,
+            memory_id=memory.id,
+            before=before,
+            after=snapshot(memory),
+        )
+    return memory
+
+
+def consolidate_memories(
+    agent_id: int,
+    memory_ids: Sequence[int],
+    new_content: str,
+    *,
+    actor: str,
+    session_id: int | None = None,
+) -> AgentMemory:
+    """Replace two or more active core memories by one, atomically.
+
+    The new memory keeps the earliest origin date of the set; the sources are soft-deleted in the
+    same transaction, and the audit records link them both ways.
+    """
+    _check_actor(actor)
+    content = clean_content(new_content)
+    with atomic():
+        sources = _load_many(agent_id, list(memory_ids), minimum=2)
+        not_core = [m.id for m in sources if m.memory_type != "core"]
+        if not_core:
+            raise ValidationFailed(
+                "only core memories can be consolidated: " + ", ".join(f"#{i}" for i in not_core), ids=not_core
+            )
+        _guard_agent_locks(actor, sources, "consolidate")
+        locked = [m.id for m in sources if m.constitutional]
+        if locked:
+            raise ConstitutionalLocked(
+                "constitutional memories cannot be consolidated: " + ", ".join(f"#{i}" for i in locked), ids=locked
+            )
+        op_id = new_op_id()
+        tags: list[str] = []
+        for source in sources:
+            tags.extend(t for t in source.tags or [] if t not in tags)
+        importances = [m.importance for m in sources if m.importance is not None]
+        categories = {m.category for m in sources}
+        merged = create_memory(
+            agent_id,
+            content,
+            actor=actor,
+            memory_type="core",
+            session_id=session_id,
+            created_at=min(m.created_at for m in sources),
+            tags=tags[:MAX_TAGS],
+            category=categories.pop() if len(categories) == 1 else None,
+            importance=max(importances) if importances else None,
+            pinned=any(m.pinned for m in sources),
+            action="consolidate",
+            data={"merged_from": [m.id for m in sources]},
+            op_id=op_id,
+        )
+        now = utcnow()
+        for source in sources:
+            before = snapshot(source)
+            source.deleted_at = now
+            source.updated_at = now
+            write_audit(
+                op_id=op_id,
+                actor=actor,
+                action="consolidate_source",
+                agent_id=agent_id,
+                memory_id=source.id,
+                session_id=session_id,
+                before=before,
+                after=snapshot(source),
+                data={"merged_into": merged.id},
+            )
+    return merged
+
+
+def set_constitutional(
+    agent_id: int, memory_id: int, value: bool, *, actor: str, session_id: int | None = None
+) -> AgentMemory:
+    """Protect (lock) or unprotect a memory.
+
+    Agents may protect only inside a refinement session; only an admin may clear the flag.
+    """
+    _check_actor(actor)
+    if not isinstance(value, bool):
+        raise ValidationFailed("constitutional must be true or false")
+    if value and is_agent_path(actor) and (actor != AGENT_ACTOR or session_id is None):
+        raise ConstitutionalLocked("agents may protect memories only inside a refinement session")
+    if not value and not is_admin(actor):
+        raise ConstitutionalLocked("only an admin can clear the constitutional flag")
+    with atomic():
+        memory = _load(agent_id, memory_id)
+        if memory.constitutional == value:
+            return memory
+        before = snapshot(memory)
+        memory.constitutional = value
+        memory.updated_at = utcnow()
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="protect" if value else "unprotect",
+            agent_id=agent_id,
+            memory_id=memory.id,
+            session_id=session_id,
+            before=before,
+            after=snapshot(memory),
+        )
+    return memory
+
+
+def dedup_for_agent(agent_id: int, *, actor: str = "system:dedup", session_id: int | None = None) -> list[int]:
+    """Content-blind exact-duplicate removal for one agent's active core memories.
+
+    One set-based query picks every non-constitutional row whose content_hash matches an earlier
+    active core row (earliest origin date wins, id breaks ties); those are soft-deleted and
+    audited. The content column is never loaded, so no text is compared or even read in Python.
+    Running it again finds nothing more to do.
+    """
+    keeper = aliased(AgentMemory)
+    earlier = exists().where(
+        keeper.agent_id == AgentMemory.agent_id,
+        keeper.content_hash == AgentMemory.content_hash,
+        keeper.memory_type == "core",
+        keeper.deleted_at.is_(None),
+        (keeper.created_at < AgentMemory.created_at)
+        | and_(keeper.created_at == AgentMemory.created_at, keeper.id < AgentMemory.id),
+    )
+    with atomic():
+        duplicates = db.session.scalars(
+            select(AgentMemory)
+            .options(defer(AgentMemory.content, raiseload=True))
+            .where(
+                AgentMemory.agent_id == agent_id,
+                AgentMemory.memory_type == "core",
+                AgentMemory.deleted_at.is_(None),
+                AgentMemory.constitutional.is_(False),
+                earlier,
+            )
+            .order_by(AgentMemory.id)
+            .with_for_update()
+        ).all()
+        if not duplicates:
+            return []
+        op_id, now = new_op_id(), utcnow()
+        for memory in duplicates:
+            before = snapshot(memory, content_loaded=False)
+            memory.deleted_at = now
+            memory.updated_at = now
+            write_audit(
+                op_id=op_id,
+                actor=actor,
+                action="dedup",
+                agent_id=agent_id,
+                memory_id=memory.id,
+                session_id=session_id,
+                before=before,
+                after=snapshot(memory, content_loaded=False),
+                data={"content_hash": memory.content_hash},
+            )
+    return [m.id for m in duplicates]
+
+
+def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent:
+    """Change an agent's refinement settings, audited (no memory row is touched)."""
+    _check_actor(actor)
+    allowed = {"core_token_budget", "min_retention", "refinement_prompt", "model_id", "base_url", "mechanic_preconsent"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValidationFailed(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    budget = changes.get("core_token_budget")
+    if "core_token_budget" in changes and (
+        isinstance(budget, bool) or not isinstance(budget, int) or not 100 <= budget <= 1_000_000
+    ):
+        raise ValidationFailed("core_token_budget must be an integer from 100 to 1,000,000")
+    retention = changes.get("min_retention")
+    if "min_retention" in changes and (
+        isinstance(retention, bool) or not isinstance(retention, int | float) or not 0.0 < retention <= 1.0
+    ):
+        raise ValidationFailed("min_retention must be a number above 0 and at most 1")
+    prompt = changes.get("refinement_prompt")
+    if prompt is not None:
+        if not isinstance(prompt, str):
+            raise ValidationFailed("refinement_prompt must be a string")
+        prompt = prompt.strip() or None
+        if prompt and len(prompt) > MAX_REFINEMENT_PROMPT_CHARS:
+            raise ValidationFailed(f"refinement_prompt is limited to {MAX_REFINEMENT_PROMPT_CHARS:,} characters")
+        changes["refinement_prompt"] = prompt
+    if "mechanic_preconsent" in changes and not isinstance(changes["mechanic_preconsent"], bool):
+        raise ValidationFailed("mechanic_preconsent must be true or false")
+    with atomic():
+        agent = _require_agent(agent_id)
+        before = {name: getattr(agent, name) for name in changes}
+        for name, value in changes.items():
+            setattr(agent, name, value)
+        # The prompt text is the agent's own voice: record that it changed and its size, not its words.
+        redact = {"refinement_prompt"}
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="agent_settings",
+            agent_id=agent_id,
+            data={
+                "before": {k: (len(v) if k in redact and v else v) for k, v in before.items()},
+                "after": {k: (len(v) if k in redact and v else v) for k, v in changes.items()},
+            },
+        )
+    return agent
+
+
+def set_refinement_prompt(agent_id: int, prompt: str | None, *, actor: str = AGENT_ACTOR) -> Agent:
+    """The agent's self-authored refinement instructions (spec 002 C); None restores the default."""
+    return update_agent_settings(agent_id, actor=actor, refinement_prompt=prompt if prompt is not None else "")
+
+
+PURGE_GRACE = timedelta(days=30)
+
+
+def _guard_purgeable(memory: AgentMemory) -> None:
+    """TTL lifecycle applies only to non-core, non-pinned, non-constitutional memories."""
+    if memory.constitutional:
+        raise ConstitutionalLocked(f"memory #{memory.id} is constitutional and can never be purged")
+    if memory.memory_type == "core":
+        raise ValidationFailed(f"memory #{memory.id} is a core memory; core memories are never purged")
+    if memory.pinned:
+        raise ValidationFailed(f"memory #{memory.id} is pinned and cannot expire")
+
+
+def expire_memory(
+    agent_id: int, memory_id: int, *, actor: str = "system:ttl", grace: timedelta = PURGE_GRACE
+) -> AgentMemory:
+    """TTL step one: soft-delete with a purge date; restorable until then."""
+    _check_actor(actor)
+    with atomic():
+        memory = _load(agent_id, memory_id)
+        _guard_purgeable(memory)
+        before = snapshot(memory)
+        now = utcnow()
+        memory.deleted_at = now
+        memory.updated_at = now
+        memory.purge_at = now + grace
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="ttl_expire",
+            agent_id=agent_id,
+            memory_id=memory.id,
+            before=before,
+            after=snapshot(memory),
+        )
+    return memory
+
+
+def purge_memory(agent_id: int, memory_id: int, *, actor: str = "system:ttl") -> None:
+    """TTL step two: remove an expired row for good and redact its text from its history.
+
+    The audit trail keeps a tombstone (content hash and token count); the text itself is blanked
+    in `audit_contents`, which is the only redaction the database triggers allow.
+    """
+    _check_actor(actor)
+    with atomic():
+        memory = _load(agent_id, memory_id, active=False)
+        _guard_purgeable(memory)
+        if memory.purge_at is None or memory.purge_at > utcnow():
+            raise ValidationFailed(f"memory #{memory.id} is not due for purge")
+        before = snapshot(memory)
+        tombstone = {"content_hash": memory.content_hash, "token_estimate": memory.token_estimate}
+        db.session.delete(memory)
+        db.session.flush()
+        db.session.execute(
+            update(AuditContent)
+            .where(AuditContent.memory_id == memory_id, AuditContent.content.is_not(None))
+            .values(content=None, redacted_at=utcnow())
+        )
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="purge",
+            agent_id=agent_id,
+            memory_id=memory_id,
+            before=before,
+            after=None,
+            data={"tombstone": tombstone, "content_redacted": True},
+        )
