@@ -15,7 +15,8 @@ from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 from .maintenance import daily_consolidation, dedup_all_agents, tom_insights, ttl_lifecycle
 from .refinement import over_budget_scan, refinement_sweep
 
-ID_PREFIX = "recurring:"
+# RQ 3 job ids may hold only letters, digits, "_" and "-" (":" separates execution keys).
+ID_PREFIX = "recurring-"
 
 
 @dataclass(frozen=True)

@@ -85,12 +85,7 @@ class Agent(db.Model):
         """Every active agent whose active core tokens exceed its budget, in one aggregate query."""
         from .memory import AgentMemory
 
-        usage = (
-            select(AgentMemory.agent_id, func.sum(AgentMemory.token_estimate).label("tokens"))
-            .where(AgentMemory.memory_type == "core", AgentMemory.deleted_at.is_(None))
-            .group_by(AgentMemory.agent_id)
-            .subquery()
-        )
+        usage = AgentMemory.core_usage_subquery()
         rows = db.session.execute(
             select(cls.id)
             .join(usage, usage.c.agent_id == cls.id)

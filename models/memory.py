@@ -20,6 +20,7 @@ from sqlalchemy import (
     Select,
     String,
     Text,
+    func,
     select,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -145,6 +146,20 @@ class AgentMemory(db.Model):
     @classmethod
     def active_core(cls, agent_id: int) -> Select:
         return cls.active(agent_id).where(cls.memory_type == "core").order_by(cls.created_at, cls.id)
+
+    @classmethod
+    def core_usage_subquery(cls):
+        """(agent_id, tokens, count) of active core memories per agent: the one aggregate behind budgets."""
+        return (
+            select(
+                cls.agent_id,
+                func.sum(cls.token_estimate).label("tokens"),
+                func.count().label("count"),
+            )
+            .where(cls.memory_type == "core", cls.deleted_at.is_(None))
+            .group_by(cls.agent_id)
+            .subquery()
+        )
 
     @classmethod
     def for_prompt(cls, agent_id: int, now: datetime | None = None) -> Select:

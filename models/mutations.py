@@ -467,6 +467,8 @@ def dedup_for_agent(agent_id: int, *, actor: str = "system:dedup", session_id: i
             .order_by(AgentMemory.id)
             .with_for_update()
         ).all()
+        # Ids now: after the commit the rows are expired, and touching them would reload the text.
+        removed = [m.id for m in duplicates]
         if not duplicates:
             return []
         op_id, now = new_op_id(), utcnow()
@@ -485,7 +487,7 @@ def dedup_for_agent(agent_id: int, *, actor: str = "system:dedup", session_id: i
                 after=snapshot(memory, content_loaded=False),
                 data={"content_hash": memory.content_hash},
             )
-    return [m.id for m in duplicates]
+    return removed
 
 
 def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db, utcnow
@@ -25,7 +25,18 @@ FINISHED_STATUSES = frozenset(SESSION_STATUSES) - {"queued", "running"}
 
 class RefinementSession(db.Model):
     __tablename__ = "refinement_sessions"
-    __table_args__ = (Index("ix_refinement_sessions_agent_started", "agent_id", "started_at"),)
+    __table_args__ = (
+        Index("ix_refinement_sessions_agent_started", "agent_id", "started_at"),
+        Index("ix_refinement_sessions_status", "status"),
+        # Single flight, second wall: the database holds at most one running session per agent.
+        Index(
+            "uq_refinement_sessions_one_running",
+            "agent_id",
+            unique=True,
+            sqlite_where=text("status = 'running'"),
+            postgresql_where=text("status = 'running'"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)

@@ -135,7 +135,8 @@ def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_c
 def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
     agent_id = plan.agent_id
     tokens_before = _agent_core_tokens(agent_id)
-    op_id = new_op_id() if plan.changes else None
+    op_id = new_op_id()
+    written = False  # report the op_id only if a record carries it: otherwise there is nothing to roll back
     for change in plan.changes:
         if change.action == "unrecoverable":
             continue
@@ -176,8 +177,9 @@ def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
             after=after,
             data={"rollback_of": plan.scope},
         )
+        written = True
     return RollbackResult(
-        op_id=op_id,
+        op_id=op_id if written else None,
         agent_id=agent_id,
         scope=plan.scope,
         summary=plan.summary,

@@ -22,7 +22,8 @@ from models.mutations import create_memory
 
 DB_KIND = os.environ.get("TEST_DATABASE", "sqlite")
 PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-PG_DB_NAME = os.environ.get("TEST_POSTGRES_DB", "memconsole_test")
+# One database per pytest process, so concurrent runs on one server never share state.
+PG_DB_NAME = os.environ.get("TEST_POSTGRES_DB", f"memconsole_test_{os.getpid()}")
 REDIS_CHOICE = os.environ.get("TEST_REDIS", "embedded")
 TABLES = ("audit_logs", "audit_contents", "agent_memories", "refinement_sessions", "users", "agents")
 
@@ -38,22 +39,25 @@ def _migrate(url: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def database_template(tmp_path_factory) -> str:
+def database_template(tmp_path_factory) -> Iterator[str]:
     """SQLite: a migrated template file copied per test. PostgreSQL: a migrated database, truncated per test."""
     if DB_KIND == "sqlite":
         path = tmp_path_factory.mktemp("db") / "template.sqlite"
         _migrate(f"sqlite:///{path}")
-        return str(path)
+        yield str(path)
+        return
     if DB_KIND != "postgresql":
         raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {DB_KIND!r}")
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{PG_DB_NAME}" WITH (FORCE)'))
         conn.execute(sa.text(f'CREATE DATABASE "{PG_DB_NAME}"'))
-    admin.dispose()
     url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + PG_DB_NAME
     _migrate(url)
-    return url
+    yield url
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{PG_DB_NAME}" WITH (FORCE)'))
+    admin.dispose()
 
 
 @pytest.fixture

@@ -55,9 +55,10 @@ class DomainErrorsAsMessages(click.Group):
 def register_commands(app: Flask) -> None:
     from .agents import agent_cli, memory_cli
     from .maintenance import admin_cli, demo_command, rollback_cli
+    from .refine import refine_command
     from .rq import rq_cli
 
-    for command in (agent_cli, memory_cli, rollback_cli, admin_cli, demo_command, rq_cli):
+    for command in (agent_cli, memory_cli, rollback_cli, admin_cli, demo_command, refine_command, rq_cli):
         app.cli.add_command(command)
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import click
 from flask.cli import with_appcontext
-from datetime import UTC, datetime
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from models import Agent, DomainError, atomic, db

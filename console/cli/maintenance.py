@@ -66,11 +66,15 @@ def rollback_op_command(op_id: str) -> None:
 
 @click.command("demo")
 @click.option("--seed", default=7, show_default=True, help="Random seed: the same seed gives the same demo.")
+@click.option("--skip-if-present", is_flag=True, help="Exit quietly (status 0) when the demo is already seeded.")
 @with_appcontext
-def demo_command(seed: int) -> None:
+def demo_command(seed: int, skip_if_present: bool) -> None:
     """Seed a realistic demo: agents, hundreds of memories with duplicates, constitutional ones, history."""
-    from console.demo import seed_demo
+    from console.demo import demo_present, seed_demo
 
+    if skip_if_present and demo_present():
+        emit({"skipped": True, "reason": "demo data already present"})
+        return
     try:
         emit(seed_demo(seed=seed))
     except ValueError as err:

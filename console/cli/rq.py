@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import click
 from flask.cli import with_appcontext
 from rq import Worker
@@ -19,6 +22,13 @@ class AppWorker(Worker):
         # Connections inherited through fork() belong to the parent; never share them.
         db.engine.dispose(close=False)
         super().main_work_horse(job, queue)
+
+
+def _use_utc_clock() -> None:
+    """Run this process on UTC: rq-scheduler 0.14 reads cron strings against the local clock
+    (`datetime.now()`), and the recurring schedule in jobs/schedule.py is written in UTC."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
 
 
 @click.group("rq")
@@ -49,6 +59,7 @@ def scheduler_command(interval: int, burst: bool) -> None:
 
     from jobs.schedule import reconcile
 
+    _use_utc_clock()
     rq = get_rq()
     scheduler = Scheduler(connection=rq.connection, interval=interval)
     click.echo(f"recurring jobs: {reconcile(scheduler)}", err=True)
@@ -64,6 +75,7 @@ def schedule_command(sync: bool) -> None:
 
     from jobs.schedule import reconcile, scheduled
 
+    _use_utc_clock()
     scheduler = Scheduler(connection=get_rq().connection)
     report = reconcile(scheduler) if sync else None
     emit({"recurring": scheduled(scheduler), "reconciled": report})

@@ -122,6 +122,9 @@ def upgrade():
     )
     with op.batch_alter_table('refinement_sessions', schema=None) as batch_op:
         batch_op.create_index('ix_refinement_sessions_agent_started', ['agent_id', 'started_at'], unique=False)
+        batch_op.create_index('ix_refinement_sessions_status', ['status'], unique=False)
+        batch_op.create_index('uq_refinement_sessions_one_running', ['agent_id'], unique=True,
+                              sqlite_where=sa.text("status = 'running'"), postgresql_where=sa.text("status = 'running'"))
 
     op.create_table('audit_logs',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -161,6 +164,8 @@ def downgrade():
 
     op.drop_table('audit_logs')
     with op.batch_alter_table('refinement_sessions', schema=None) as batch_op:
+        batch_op.drop_index('uq_refinement_sessions_one_running')
+        batch_op.drop_index('ix_refinement_sessions_status')
         batch_op.drop_index('ix_refinement_sessions_agent_started')
 
     op.drop_table('refinement_sessions')

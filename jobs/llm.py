@@ -1,0 +1,137 @@
+"""One small interface over the agent's model: the openai SDK against any OpenAI-compatible endpoint,
+or the built-in `offline` refiner when no model is configured.
+
+Both return the same `Turn`, so the refinement loop, its tools and its guards are identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from flask import current_app
+
+from models import Agent
+
+OFFLINE_LABEL = "offline"
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Turn:
+    content: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant message to append to the conversation."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        return message
+
+
+class ChatModel(Protocol):
+    label: str
+
+    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn: ...
+
+
+class OpenAIChatModel:
+    """The agent's own model through the openai SDK (OpenRouter, vLLM, Ollama, OpenAI ...).
+
+    The SDK retries 408/409/429/5xx and connection errors with exponential backoff, honouring
+    Retry-After; `max_retries` bounds it.
+    """
+
+    def __init__(self, model_id: str, base_url: str | None, api_key: str | None, timeout: float, max_retries: int):
+        import openai
+
+        self.label = model_id
+        self.model_id = model_id
+        self.client = openai.OpenAI(
+            base_url=base_url or None,
+            # Local servers (Ollama, vLLM) need no key, but the SDK insists on one.
+            api_key=api_key or "not-needed",
+            timeout=timeout,
+            max_retries=max_retries,
+        )
+
+    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn:
+        kwargs: dict[str, Any] = {"model": self.model_id, "messages": messages, "temperature": 0}
+        if tools:
+            kwargs["tools"] = tools
+        response = self.client.chat.completions.create(**kwargs)
+        choice = response.choices[0].message
+        usage = response.usage
+        cached = 0
+        if usage is not None and getattr(usage, "prompt_tokens_details", None) is not None:
+            cached = usage.prompt_tokens_details.cached_tokens or 0
+        return Turn(
+            content=choice.content,
+            tool_calls=[
+                ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
+                for c in (choice.tool_calls or [])
+                if getattr(c, "function", None) is not None
+            ],
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+            cached_tokens=cached,
+        )
+
+
+def model_configured(agent: Agent) -> bool:
+    """A model runs only when the agent names one and an endpoint is configured; otherwise `offline`."""
+    if current_app.config.get("LLM_OFFLINE"):
+        return False
+    endpoint = agent.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
+    return bool(agent.model_id and endpoint)
+
+
+def model_for(agent: Agent) -> ChatModel:
+    """The chat model a session of this agent talks to."""
+    if not model_configured(agent):
+        from .offline import OfflineRefiner
+
+        return OfflineRefiner(agent.id)
+    return OpenAIChatModel(
+        agent.model_id,
+        base_url=agent.base_url or os.environ.get("OPENAI_BASE_URL"),
+        api_key=os.environ.get("OPENAI_API_KEY"),
+        timeout=float(current_app.config.get("LLM_TIMEOUT", 120)),
+        max_retries=int(current_app.config.get("LLM_MAX_RETRIES", 4)),
+    )
+
+
+def parse_consent(turn: Turn) -> tuple[bool, str]:
+    """Read a consent answer: a JSON object {"consent": bool, "reason": str}, or a plain yes/no.
+
+    Anything unclear is a refusal: consent must be explicit.
+    """
+    text = (turn.content or "").strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        try:
+            value = json.loads(text[start : end + 1])
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("consent"), bool):
+            reason = value.get("reason")
+            return value["consent"], str(reason)[:300] if reason else ""
+    first = text.lower().lstrip("\"'* ").split(maxsplit=1)[0].strip(".,!:") if text else ""
+    if first in {"yes", "consent", "agreed", "i consent"}:
+        return True, ""
+    return False, "no explicit consent in the answer"

@@ -1,0 +1,140 @@
+"""The built-in `offline` refiner: a deterministic de-duplication policy that drives the same tools.
+
+It merges only memories that state the same fact: equal after normalisation (case, punctuation,
+spacing), or near-identical word for word — and never two texts that differ in a number, a date,
+a name or a negation. Everything else is left alone; zero operations is its usual answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import defaultdict
+from difflib import SequenceMatcher
+from typing import Any
+
+from models import AgentMemory, db
+from models.refinement import HARD_CAP, MAX_IDS_PER_CALL
+
+from .llm import OFFLINE_LABEL, ToolCall, Turn
+
+NEAR_IDENTICAL = 0.9
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*")
+_WORDS = {
+    # number words, months and weekdays carry facts just like digits do
+    *["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "first", "second", "third", "fourth", "fifth", "once", "twice", "half", "dozen"],
+    *["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"],
+    *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "yesterday", "tomorrow"],
+}
+_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "dont",
+              "doesnt", "didnt", "isnt", "wasnt", "wont", "cant", "shouldnt", "hasnt", "havent"}
+
+
+def normalise(text: str) -> str:
+    """Lower-case words only: NFKC, apostrophes dropped, other punctuation to spaces, spacing collapsed."""
+    text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("\u2019", "")
+    text = "".join(ch if ch.isalnum() else " " for ch in text)
+    return " ".join(text.split())
+
+
+def fact_markers(text: str) -> tuple[str, ...]:
+    """What two texts must share exactly to be the same fact: numbers, dates, names, negations."""
+    markers = set(_NUMBER.findall(text))
+    markers |= {m.lower() for m in _CAPITALISED.findall(text.strip())}
+    words = normalise(text).split()
+    markers |= {w for w in words if w in _WORDS or w in _NEGATIONS}
+    return tuple(sorted(markers))
+
+
+def same_fact(a: str, b: str) -> bool:
+    """Conservative: true only for equal-after-normalisation or near-identical texts with equal markers."""
+    na, nb = normalise(a), normalise(b)
+    if na == nb:
+        return True
+    if fact_markers(a) != fact_markers(b):
+        return False
+    wa, wb = na.split(), nb.split()
+    if abs(len(wa) - len(wb)) > max(1, len(max(wa, wb, key=len)) // 10):
+        return False
+    return SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= NEAR_IDENTICAL
+
+
+def duplicate_groups(memories: list[AgentMemory]) -> list[list[AgentMemory]]:
+    """Groups (earliest first) of memories that state the same fact. Locked memories never take part."""
+    candidates = sorted(
+        (m for m in memories if not m.constitutional and not m.immutable_tags),
+        key=lambda m: (m.created_at, m.id),
+    )
+    # Equal-after-normalisation is found by dict; near-identical texts must share their fact
+    # markers exactly, so they are compared only within a bucket of equal markers.
+    by_text: dict[str, list[AgentMemory]] = {}
+    buckets: dict[tuple[str, ...], list[list[AgentMemory]]] = defaultdict(list)
+    for memory in candidates:
+        key = normalise(memory.content)
+        if key in by_text:
+            by_text[key].append(memory)
+            continue
+        groups = buckets[fact_markers(memory.content)]
+        for group in groups:
+            if same_fact(group[0].content, memory.content):
+                group.append(memory)
+                break
+        else:
+            group = [memory]
+            groups.append(group)
+        by_text[key] = group
+    found = [g for groups in buckets.values() for g in groups if len(g) > 1]
+    return sorted(found, key=lambda g: (g[0].created_at, g[0].id))
+
+
+class OfflineRefiner:
+    """Answers like a model: consents, then consolidates true duplicates, then completes."""
+
+    label = OFFLINE_LABEL
+
+    def __init__(self, agent_id: int) -> None:
+        self.agent_id = agent_id
+        self._plan: list[list[AgentMemory]] | None = None
+
+    def _planned(self) -> list[list[AgentMemory]]:
+        if self._plan is None:
+            memories = db.session.scalars(AgentMemory.active_core(self.agent_id)).all()
+            groups: list[list[AgentMemory]] = []
+            for group in duplicate_groups(list(memories)):
+                groups.extend(group[i : i + MAX_IDS_PER_CALL] for i in range(0, len(group), MAX_IDS_PER_CALL))
+            self._plan = [g for g in groups if len(g) > 1][:HARD_CAP]
+        return self._plan
+
+    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn:
+        if not tools:  # the consent step
+            return Turn(content=json.dumps({"consent": True, "reason": "Offline policy: exact and near-exact duplicates only."}))
+        plan = self._planned()
+        answered = [m for m in messages if m.get("role") == "tool"]
+        if not answered and plan:
+            return Turn(
+                content=None,
+                tool_calls=[
+                    ToolCall(
+                        id=f"offline-{i}",
+                        name="consolidate_memories",
+                        arguments=json.dumps({"ids": [m.id for m in group], "new_content": group[0].content}),
+                    )
+                    for i, group in enumerate(plan)
+                ],
+            )
+        merged = [g for g, m in zip(plan, answered, strict=False) if json.loads(m["content"]).get("ok")]
+        if merged:
+            sources = sum(len(g) for g in merged)
+            saved = sum(m.token_estimate for g in merged for m in g[1:])
+            summary = (
+                f"Offline refiner: merged {len(merged)} duplicate group(s), {sources} → {len(merged)} memories; "
+                f"saved ~{saved} tokens."
+            )
+        else:
+            summary = "Offline refiner: no true duplicates found; zero operations."
+        return Turn(
+            content=None,
+            tool_calls=[ToolCall(id="offline-complete", name="complete_refinement", arguments=json.dumps({"summary": summary}))],
+        )

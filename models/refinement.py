@@ -1,0 +1,350 @@
+"""The Knife: the tools an agent's model may call inside a refinement session, and their guards.
+
+Every call goes through `RefinementToolbox.call`, which never raises for anything the model
+sends: a refusal is a small JSON object the model can read, and it changes nothing. The rules
+that make a session safe are enforced here, in code, whatever the model asks:
+
+- the hard cap: at most 10 applied mutating operations (consolidate, update, delete, protect);
+- the circuit breaker: after every mutating operation, active core tokens and count are compared
+  with the session's start; below the agent's `min_retention` the whole session is rolled back
+  in the same transaction as the operation that tripped it, the session is marked terminated,
+  and every later call answers "session rolled back, terminated" and changes nothing;
+- the locks of the mutation path (constitutional, immutable tags, own memories only).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from sqlalchemy import func, select
+
+from .agent import Agent
+from .audit import new_op_id, write_audit
+from .db import atomic, db, utcnow
+from .errors import DomainError
+from .memory import MAX_CONTENT_CHARS, AgentMemory
+from .mutations import (
+    AGENT_ACTOR,
+    consolidate_memories,
+    create_memory,
+    set_constitutional,
+    soft_delete_memories,
+    update_memory,
+)
+from .session import RefinementSession
+from .timemachine import rollback_session
+
+HARD_CAP = 10
+MAX_IDS_PER_CALL = 10
+MAX_SEARCH_RESULTS = 50
+MAX_SUMMARY_CHARS = 2000
+TERMINATED_MESSAGE = "session rolled back, terminated"
+
+MemoryId = Annotated[int, Field(ge=1, le=2**31 - 1)]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchArgs(_Args):
+    """Find your active core memories containing a keyword (case-insensitive), optionally by origin date."""
+
+    query: str = Field(min_length=1, max_length=200, description="Keyword or phrase; % and _ are literal.")
+    since: str | None = Field(default=None, description="Origin date from (YYYY-MM-DD or ISO 8601), inclusive.")
+    until: str | None = Field(default=None, description="Origin date until (YYYY-MM-DD or ISO 8601), inclusive.")
+
+
+class ConsolidateArgs(_Args):
+    """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
+
+    ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Memory ids to merge.")
+    new_content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The one memory replacing them.")
+
+
+class UpdateArgs(_Args):
+    """Tighten the phrasing of one memory without changing its meaning."""
+
+    id: MemoryId
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The new wording.")
+
+
+class DeleteArgs(_Args):
+    """Delete a memory that is an exact duplicate of another (rare). Pass `id` or `ids`, not both."""
+
+    id: MemoryId | None = None
+    ids: list[MemoryId] | None = Field(default=None, min_length=1, max_length=MAX_IDS_PER_CALL)
+
+
+class ProtectArgs(_Args):
+    """Mark a memory constitutional: it can never be deleted or consolidated afterwards."""
+
+    id: MemoryId
+
+
+class CompleteArgs(_Args):
+    """End the session with a brief summary. Zero operations is a good outcome."""
+
+    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS)
+
+    @field_validator("summary")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("summary is empty")
+        return value.strip()
+
+
+TOOL_ARGS: dict[str, type[_Args]] = {
+    "search_memories": SearchArgs,
+    "consolidate_memories": ConsolidateArgs,
+    "update_memory": UpdateArgs,
+    "delete_memory": DeleteArgs,
+    "protect_memory": ProtectArgs,
+    "complete_refinement": CompleteArgs,
+}
+MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    """The OpenAI function tools, generated from the same models that validate the calls."""
+    specs = []
+    for name, model in TOOL_ARGS.items():
+        schema = model.model_json_schema()
+        schema.pop("title", None)
+        schema.pop("description", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        specs.append(
+            {"type": "function", "function": {"name": name, "description": model.__doc__.strip(), "parameters": schema}}
+        )
+    return specs
+
+
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"ok": False, "error": code, "message": message, **extra}
+
+
+def _parse_day(value: str | None, field: str, end: bool):
+    if value is None:
+        return None
+    from datetime import UTC, datetime, time
+
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as err:
+        raise DomainError(f"{field} must be a date like 2025-03-01") from err
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    if len(value.strip()) == 10 and end:  # a bare date means the whole day
+        moment = datetime.combine(moment.date(), time.max)
+    return moment
+
+
+def core_totals(agent_id: int) -> tuple[int, int]:
+    """(active core tokens, active core count): what the circuit breaker watches."""
+    tokens, count = db.session.execute(
+        select(func.coalesce(func.sum(AgentMemory.token_estimate), 0), func.count()).where(
+            AgentMemory.agent_id == agent_id,
+            AgentMemory.memory_type == "core",
+            AgentMemory.deleted_at.is_(None),
+        )
+    ).one()
+    return int(tokens), int(count)
+
+
+class RefinementToolbox:
+    """Executes one session's tool calls. Holds no state of its own: the session row is the truth,
+    so a call from a new process after a crash sees the same cap, counts and termination."""
+
+    def __init__(self, session_id: int) -> None:
+        self.session_id = session_id
+
+    def _session(self) -> RefinementSession:
+        session = db.session.get(RefinementSession, self.session_id, populate_existing=True, with_for_update=True)
+        if session is None:
+            raise LookupError(f"refinement session {self.session_id} not found")
+        return session
+
+    def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
+        """Run one tool call. Never raises for model input; returns a JSON-able result."""
+        try:
+            with atomic():
+                return self._call(name, arguments)
+        except DomainError as err:
+            return _error(err.code, err.message, **err.details)
+
+    def _call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
+        session = self._session()
+        if session.status == "terminated":
+            return _error("terminated", TERMINATED_MESSAGE)
+        if session.status != "running":
+            return _error("session_closed", f"this session is {session.status}; no further calls are accepted")
+        if name not in TOOL_ARGS:
+            return _error("unknown_tool", f"unknown tool {name!r}", tools=sorted(TOOL_ARGS))
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError as err:
+                return _error("bad_arguments", f"arguments are not valid JSON ({err.msg} at column {err.colno})")
+        if not isinstance(arguments, dict):
+            return _error("bad_arguments", "arguments must be a JSON object")
+        try:
+            args = TOOL_ARGS[name].model_validate(arguments)
+        except ValidationError as err:
+            problems = [
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in err.errors(include_input=False, include_url=False)
+            ]
+            return _error("bad_arguments", "; ".join(problems))
+        if name in MUTATING and session.ops_count >= HARD_CAP:
+            return _error(
+                "hard_cap",
+                f"hard cap reached: at most {HARD_CAP} operations per session; call complete_refinement now",
+            )
+        handler = getattr(self, f"_{name}")
+        result = handler(session, args)
+        if name in MUTATING:
+            session.ops_count += 1
+            if self._breaker_tripped(session):
+                return self._terminate(session)
+        return {"ok": True, **result}
+
+    # ----- the tools -----
+
+    def _search_memories(self, session: RefinementSession, args: SearchArgs) -> dict[str, Any]:
+        escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        stmt = AgentMemory.active_core(session.agent_id).where(
+            AgentMemory.content.ilike(f"%{escaped}%", escape="\\")
+        )
+        since, until = _parse_day(args.since, "since", False), _parse_day(args.until, "until", True)
+        if since is not None:
+            stmt = stmt.where(AgentMemory.created_at >= since)
+        if until is not None:
+            stmt = stmt.where(AgentMemory.created_at <= until)
+        rows = db.session.scalars(stmt.limit(MAX_SEARCH_RESULTS + 1)).all()
+        return {
+            "count": min(len(rows), MAX_SEARCH_RESULTS),
+            "truncated": len(rows) > MAX_SEARCH_RESULTS,
+            "results": [ledger_entry(m) for m in rows[:MAX_SEARCH_RESULTS]],
+        }
+
+    def _consolidate_memories(self, session: RefinementSession, args: ConsolidateArgs) -> dict[str, Any]:
+        merged = consolidate_memories(
+            session.agent_id, args.ids, args.new_content, actor=AGENT_ACTOR, session_id=session.id
+        )
+        self._count(session, "consolidations", 1)
+        self._count(session, "consolidated", len(args.ids))
+        return {"consolidated": args.ids, "new_id": merged.id, "created_at": merged.created_at.date().isoformat()}
+
+    def _update_memory(self, session: RefinementSession, args: UpdateArgs) -> dict[str, Any]:
+        memory = update_memory(
+            session.agent_id, args.id, actor=AGENT_ACTOR, session_id=session.id, content=args.content
+        )
+        self._count(session, "updated", 1)
+        return {"updated": memory.id, "tokens": memory.token_estimate}
+
+    def _delete_memory(self, session: RefinementSession, args: DeleteArgs) -> dict[str, Any]:
+        if (args.id is None) == (args.ids is None):
+            raise DomainError("pass either id or ids")
+        ids = [args.id] if args.id is not None else list(args.ids)
+        soft_delete_memories(session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement")
+        self._count(session, "deleted", len(ids))
+        return {"deleted": ids}
+
+    def _protect_memory(self, session: RefinementSession, args: ProtectArgs) -> dict[str, Any]:
+        set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
+        self._count(session, "protected", 1)
+        return {"protected": args.id}
+
+    def _complete_refinement(self, session: RefinementSession, args: CompleteArgs) -> dict[str, Any]:
+        if self._breaker_tripped(session):
+            return self._terminate(session)
+        tokens, count = core_totals(session.agent_id)
+        create_memory(
+            session.agent_id,
+            f"Refinement session: {args.summary}",
+            actor=AGENT_ACTOR,
+            memory_type="journal",
+            session_id=session.id,
+            action="refinement_journal",
+        )
+        now = utcnow()
+        session.status = "completed"
+        session.summary = args.summary
+        session.finished_at = now
+        session.tokens_after, session.count_after = tokens, count
+        write_audit(
+            op_id=new_op_id(),
+            actor=AGENT_ACTOR,
+            action="refinement_complete",
+            agent_id=session.agent_id,
+            session_id=session.id,
+            data={"ops": session.ops_count, "stats": dict(session.stats or {}), "summary_chars": len(args.summary)},
+        )
+        db.session.get(Agent, session.agent_id).last_refinement_at = now
+        return {
+            "status": "completed",
+            "ops": session.ops_count,
+            "tokens_before": session.tokens_before,
+            "tokens_after": tokens,
+        }
+
+    def close_incomplete(self, reason: str) -> None:
+        """End a session the model never completed: keep its operations unless the breaker trips now."""
+        with atomic():
+            session = self._session()
+            if session.status != "running":
+                return
+            if self._breaker_tripped(session):
+                self._terminate(session)
+                return
+            session.status = "incomplete"
+            session.finished_at = utcnow()
+            session.error = reason
+            session.tokens_after, session.count_after = core_totals(session.agent_id)
+
+    # ----- the guards -----
+
+    @staticmethod
+    def _count(session: RefinementSession, key: str, n: int) -> None:
+        stats = dict(session.stats or {})
+        stats[key] = stats.get(key, 0) + n
+        session.stats = stats
+
+    def _breaker_tripped(self, session: RefinementSession) -> bool:
+        threshold = db.session.get(Agent, session.agent_id).min_retention
+        tokens, count = core_totals(session.agent_id)
+        start_tokens, start_count = session.tokens_before or 0, session.count_before or 0
+        return (start_tokens > 0 and tokens < threshold * start_tokens) or (
+            start_count > 0 and count < threshold * start_count
+        )
+
+    def _terminate(self, session: RefinementSession) -> dict[str, Any]:
+        """Roll the whole session back in this same transaction and close it for good."""
+        tokens, count = core_totals(session.agent_id)
+        rollback_session(session.id, actor="system:circuit-breaker")
+        session.status = "terminated"
+        session.finished_at = utcnow()
+        session.error = (
+            f"circuit breaker: retention fell to {tokens}/{session.tokens_before} tokens and "
+            f"{count}/{session.count_before} memories (threshold {db.session.get(Agent, session.agent_id).min_retention:.0%});"
+            " session rolled back"
+        )
+        session.tokens_after, session.count_after = core_totals(session.agent_id)
+        self._count(session, "breaker_trips", 1)
+        return _error("terminated", TERMINATED_MESSAGE)
+
+
+def ledger_entry(memory: AgentMemory) -> dict[str, Any]:
+    """One memory as the agent's own model sees it (tool results only; never shown to humans)."""
+    return {
+        "id": memory.id,
+        "date": memory.created_at.date().isoformat(),
+        "tokens": memory.token_estimate,
+        "constitutional": memory.constitutional,
+        "tags": list(memory.tags or []),
+        "content": memory.content,
+    }

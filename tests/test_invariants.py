@@ -1,0 +1,408 @@
+"""The named tests of DESIGN.md invariants 1, 2, 8 and 10 for the guarded core."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
+
+from models import (
+    Agent,
+    AgentMemory,
+    AuditContent,
+    AuditLog,
+    ConstitutionalLocked,
+    ImmutableMemory,
+    NotFound,
+    RefinementSession,
+    ValidationFailed,
+    db,
+    utcnow,
+)
+from models.mutations import (
+    consolidate_memories,
+    create_memory,
+    dedup_for_agent,
+    expire_memory,
+    purge_memory,
+    restore_memory,
+    set_constitutional,
+    soft_delete_memories,
+    update_memory,
+)
+from tests.conftest import DB_KIND
+
+# ----- helpers -----
+
+
+def _row_state(memory_id: int) -> dict | None:
+    """Every column of a memory row, read fresh from the database."""
+    db.session.expire_all()
+    row = db.session.get(AgentMemory, memory_id)
+    if row is None:
+        return None
+    return {c.key: getattr(row, c.key) for c in sa.inspect(AgentMemory).column_attrs}
+
+
+def _counts() -> tuple[int, int, int]:
+    return (
+        db.session.scalar(sa.select(sa.func.count()).select_from(AgentMemory)),
+        db.session.scalar(sa.select(sa.func.count()).select_from(AuditLog)),
+        db.session.scalar(sa.select(sa.func.count()).select_from(AuditContent)),
+    )
+
+
+@pytest.fixture
+def failing_audit_inserts():
+    """Make every INSERT into audit_logs fail inside the database, the way a full disk or a lost
+    connection would; removed again after the test."""
+    if DB_KIND == "sqlite":
+        create = [
+            "CREATE TRIGGER test_audit_insert_fails BEFORE INSERT ON audit_logs "
+            "BEGIN SELECT RAISE(ABORT, 'audit write failed'); END"
+        ]
+        drop = ["DROP TRIGGER test_audit_insert_fails"]
+    else:
+        create = [
+            "CREATE FUNCTION test_audit_insert_fails() RETURNS trigger AS $$ "
+            "BEGIN RAISE EXCEPTION 'audit write failed'; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER test_audit_insert_fails BEFORE INSERT ON audit_logs "
+            "FOR EACH ROW EXECUTE FUNCTION test_audit_insert_fails()",
+        ]
+        drop = [
+            "DROP TRIGGER test_audit_insert_fails ON audit_logs",
+            "DROP FUNCTION test_audit_insert_fails()",
+        ]
+    for statement in create:
+        db.session.execute(sa.text(statement))
+    db.session.commit()
+    yield
+    db.session.rollback()
+    for statement in drop:
+        db.session.execute(sa.text(statement))
+    db.session.commit()
+
+
+# ----- invariant 1: audited in the same transaction -----
+
+
+def test_every_mutation_writes_a_full_before_and_after_snapshot(make_agent):
+    agent = make_agent()
+    memory = create_memory(agent.id, "Prefers tea", actor="admin:1", tags=["drink"])
+    update_memory(agent.id, memory.id, actor="admin:1", content="Prefers green tea")
+    soft_delete_memories(agent.id, [memory.id], actor="admin:1")
+    restore_memory(agent.id, memory.id, actor="admin:1")
+
+    records = db.session.scalars(
+        sa.select(AuditLog).where(AuditLog.memory_id == memory.id).order_by(AuditLog.id)
+    ).all()
+    assert [r.action for r in records] == ["create", "update", "delete", "restore"]
+    assert all(r.actor == "admin:1" and r.agent_id == agent.id and r.created_at for r in records)
+    assert records[0].before is None
+    for earlier, later in zip(records, records[1:], strict=False):
+        assert later.before == earlier.after  # an unbroken chain of full snapshots
+    texts = {db.session.get(AuditContent, r.after["content_ref"]).content for r in records}
+    assert texts == {"Prefers tea", "Prefers green tea"}
+    assert records[2].after["deleted_at"] is not None and records[3].after["deleted_at"] is None
+    assert records[1].after["tags"] == ["drink"] and records[1].after["token_estimate"] == 5
+
+
+@pytest.mark.parametrize(
+    "operation",
+    ["create", "update", "delete", "restore", "consolidate", "protect", "unprotect", "dedup"],
+)
+def test_failed_audit_write_leaves_memory_unchanged(make_agent, operation, request):
+    agent = make_agent()
+    first = create_memory(agent.id, "Walks at dawn", actor="admin:1")
+    second = create_memory(agent.id, "walks at dawn", actor="admin:1")
+    deleted = create_memory(agent.id, "Reads poetry", actor="admin:1")
+    soft_delete_memories(agent.id, [deleted.id], actor="admin:1")
+    locked = create_memory(agent.id, "Never lies", actor="admin:1", constitutional=True)
+    ids = [first.id, second.id, deleted.id, locked.id]
+    before_rows = {i: _row_state(i) for i in ids}
+    before_counts = _counts()
+
+    request.getfixturevalue("failing_audit_inserts")
+    calls = {
+        "create": lambda: create_memory(agent.id, "New thing", actor="admin:1"),
+        "update": lambda: update_memory(agent.id, first.id, actor="admin:1", content="Runs at dawn"),
+        "delete": lambda: soft_delete_memories(agent.id, [first.id, second.id], actor="admin:1"),
+        "restore": lambda: restore_memory(agent.id, deleted.id, actor="admin:1"),
+        "consolidate": lambda: consolidate_memories(agent.id, [first.id, second.id], "Walks at dawn.", actor="admin:1"),
+        "protect": lambda: set_constitutional(agent.id, first.id, True, actor="admin:1"),
+        "unprotect": lambda: set_constitutional(agent.id, locked.id, False, actor="admin:1"),
+        "dedup": lambda: dedup_for_agent(agent.id),
+    }
+    with pytest.raises(DBAPIError):
+        calls[operation]()
+
+    assert _counts() == before_counts
+    assert {i: _row_state(i) for i in ids} == before_rows
+
+
+def test_consolidation_audit_links_sources_and_result_in_one_operation(make_agent):
+    agent = make_agent()
+    a = create_memory(agent.id, "Likes jazz", actor="admin:1", created_at=utcnow() - timedelta(days=30))
+    b = create_memory(agent.id, "Likes jazz music", actor="admin:1", created_at=utcnow() - timedelta(days=3))
+    merged = consolidate_memories(agent.id, [a.id, b.id], "Likes jazz music", actor="admin:1")
+
+    records = db.session.scalars(sa.select(AuditLog).where(AuditLog.op_id == _op_of(merged.id))).all()
+    by_memory = {r.memory_id: r for r in records}
+    assert by_memory[merged.id].action == "consolidate"
+    assert by_memory[merged.id].data["merged_from"] == [a.id, b.id]
+    assert by_memory[a.id].data["merged_into"] == merged.id == by_memory[b.id].data["merged_into"]
+    assert merged.created_at == a.created_at  # the earliest origin date survives
+    assert _row_state(a.id)["deleted_at"] is not None and _row_state(b.id)["deleted_at"] is not None
+
+
+def _op_of(memory_id: int) -> str:
+    return db.session.scalar(sa.select(AuditLog.op_id).where(AuditLog.memory_id == memory_id).order_by(AuditLog.id))
+
+
+# ----- invariant 2: constitutional is a lock -----
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE agent_memories SET deleted_at = CURRENT_TIMESTAMP WHERE id = :id",
+        "UPDATE agent_memories SET deleted_at = CURRENT_TIMESTAMP, constitutional = false WHERE id = :id",
+        "UPDATE agent_memories SET purge_at = CURRENT_TIMESTAMP WHERE id = :id",
+        "DELETE FROM agent_memories WHERE id = :id",
+    ],
+)
+def test_constitutional_memory_survives_raw_sql_delete(make_agent, statement):
+    agent = make_agent()
+    memory = create_memory(agent.id, "I keep my promises", actor="admin:1", constitutional=True)
+    state = _row_state(memory.id)
+    with pytest.raises(DBAPIError, match="constitutional"):
+        db.session.execute(sa.text(statement), {"id": memory.id})
+        db.session.commit()
+    db.session.rollback()
+    assert _row_state(memory.id) == state
+
+
+def test_agent_paths_cannot_delete_consolidate_or_purge_constitutional(make_agent):
+    agent = make_agent()
+    locked = create_memory(agent.id, "Core vow", actor="admin:1", constitutional=True)
+    other = create_memory(agent.id, "Core vow, restated", actor="admin:1")
+    session = RefinementSession(agent_id=agent.id, trigger="test", status="running")
+    db.session.add(session)
+    db.session.commit()
+    state = _row_state(locked.id)
+    counts = _counts()
+
+    for actor in ("agent", "system:dedup", "admin:1"):
+        with pytest.raises(ConstitutionalLocked):
+            soft_delete_memories(agent.id, [locked.id], actor=actor, session_id=session.id)
+        with pytest.raises(ConstitutionalLocked):
+            consolidate_memories(agent.id, [locked.id, other.id], "Merged", actor=actor, session_id=session.id)
+    with pytest.raises(ConstitutionalLocked):
+        expire_memory(agent.id, locked.id)
+    with pytest.raises(ConstitutionalLocked):
+        set_constitutional(agent.id, locked.id, False, actor="agent", session_id=session.id)
+    with pytest.raises(ConstitutionalLocked):
+        update_memory(agent.id, locked.id, actor="agent", content="Tightened outside a session")
+    assert _row_state(locked.id) == state and _counts() == counts
+
+
+def test_constitutional_flag_rules(make_agent):
+    agent = make_agent()
+    memory = create_memory(agent.id, "Be kind", actor="admin:1")
+    session = RefinementSession(agent_id=agent.id, trigger="test", status="running")
+    db.session.add(session)
+    db.session.commit()
+
+    with pytest.raises(ConstitutionalLocked):  # agents protect only inside a refinement session
+        set_constitutional(agent.id, memory.id, True, actor="agent")
+    with pytest.raises(ConstitutionalLocked):
+        create_memory(agent.id, "Sneaky vow", actor="agent", constitutional=True)
+    set_constitutional(agent.id, memory.id, True, actor="agent", session_id=session.id)
+    # Inside a session the agent may tighten a constitutional memory, never empty it.
+    update_memory(agent.id, memory.id, actor="agent", session_id=session.id, content="Be kind.")
+    with pytest.raises(ValidationFailed):
+        update_memory(agent.id, memory.id, actor="agent", session_id=session.id, content="   ")
+    # Only an admin clears the flag, audited with the admin's id; then it may be deleted.
+    set_constitutional(agent.id, memory.id, False, actor="admin:7")
+    last = db.session.scalar(sa.select(AuditLog).order_by(AuditLog.id.desc()).limit(1))
+    assert (last.action, last.actor) == ("unprotect", "admin:7")
+    soft_delete_memories(agent.id, [memory.id], actor="admin:7")
+
+
+def test_immutable_tagged_memories_refuse_agent_changes(make_agent):
+    agent = make_agent()
+    voice = create_memory(agent.id, "Her laugh at the lake", actor="admin:1", tags=["Voice"])
+    twin = create_memory(agent.id, "Her laugh at the lake", actor="admin:1")
+    state = _row_state(voice.id)
+    with pytest.raises(ImmutableMemory):
+        update_memory(agent.id, voice.id, actor="agent", content="A laugh")
+    with pytest.raises(ImmutableMemory):
+        soft_delete_memories(agent.id, [voice.id], actor="agent")
+    with pytest.raises(ImmutableMemory):
+        consolidate_memories(agent.id, [voice.id, twin.id], "A laugh", actor="agent")
+    assert _row_state(voice.id) == state
+
+
+def test_audit_log_is_append_only_in_the_database(make_agent):
+    agent = make_agent()
+    create_memory(agent.id, "Something", actor="admin:1")
+    for statement in ("UPDATE audit_logs SET actor = 'forged'", "DELETE FROM audit_logs"):
+        with pytest.raises(DBAPIError, match="append-only"):
+            db.session.execute(sa.text(statement))
+            db.session.commit()
+        db.session.rollback()
+    with pytest.raises(DBAPIError):
+        db.session.execute(sa.text("UPDATE audit_contents SET content = 'forged'"))
+        db.session.commit()
+    db.session.rollback()
+    assert db.session.scalar(sa.select(AuditLog.actor)) == "admin:1"
+
+
+# ----- content-blind dedup -----
+
+
+def test_dedup_is_content_blind_keeps_earliest_and_skips_constitutional(make_agent):
+    agent = make_agent()
+    now = utcnow()
+    keeper = create_memory(agent.id, "Likes tea", actor="admin:1", created_at=now - timedelta(days=9))
+    later = create_memory(agent.id, "  likes TEA ", actor="admin:1", created_at=now - timedelta(days=2))
+    locked = create_memory(agent.id, "LIKES TEA", actor="admin:1", constitutional=True, created_at=now)
+    journal = create_memory(agent.id, "likes tea", actor="admin:1", memory_type="journal")
+    distinct = create_memory(agent.id, "Likes coffee", actor="admin:1")
+    db.session.expire_all()
+
+    removed = dedup_for_agent(agent.id)
+    assert removed == [later.id]
+    assert all(_row_state(i)["deleted_at"] is None for i in (keeper.id, locked.id, journal.id, distinct.id))
+    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "dedup"))
+    assert record.actor == "system:dedup" and record.memory_id == later.id
+    assert dedup_for_agent(agent.id) == []  # idempotent
+
+
+def test_dedup_never_loads_memory_content(make_agent):
+    agent = make_agent()
+    for text in ("Alpha", "alpha", "ALPHA ", "Beta"):
+        create_memory(agent.id, text, actor="admin:1")
+    db.session.expire_all()
+    seen: list[str] = []
+
+    def watch(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement)
+
+    sa.event.listen(db.engine, "before_cursor_execute", watch)
+    try:
+        assert len(dedup_for_agent(agent.id)) == 2
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", watch)
+    reads = [s for s in seen if s.lstrip().upper().startswith("SELECT") and "agent_memories" in s]
+    assert reads and not any("agent_memories.content," in s or "agent_memories.content " in s for s in reads)
+
+
+# ----- invariant 8: soft-deleted never leaks -----
+
+
+def test_soft_deleted_memories_never_reach_prompt_scopes_or_token_counts(make_agent):
+    agent = make_agent(core_token_budget=100)
+    now = utcnow()
+    kept = create_memory(agent.id, "Kept core memory", actor="admin:1", created_at=now - timedelta(days=40))
+    gone = create_memory(agent.id, "Deleted core memory " * 30, actor="admin:1")
+    fresh_journal = create_memory(agent.id, "Today's journal", actor="admin:1", memory_type="journal")
+    old_journal = create_memory(
+        agent.id, "Old journal", actor="admin:1", memory_type="journal", created_at=now - timedelta(days=8)
+    )
+    gone_journal = create_memory(agent.id, "Deleted journal", actor="admin:1", memory_type="journal")
+    assert agent.needs_refinement
+    soft_delete_memories(agent.id, [gone.id, gone_journal.id], actor="admin:1")
+
+    prompt_ids = db.session.scalars(AgentMemory.for_prompt(agent.id)).all()
+    assert [m.id for m in prompt_ids] == [kept.id, fresh_journal.id]  # oldest first, no deleted, no stale journal
+    assert old_journal.id not in [m.id for m in prompt_ids]
+    assert agent.core_token_usage == kept.token_estimate
+    assert not agent.needs_refinement
+    assert agent.id not in Agent.over_budget_ids()
+    active_ids = {m.id for m in db.session.scalars(AgentMemory.active(agent.id))}
+    deleted_ids = {m.id for m in db.session.scalars(AgentMemory.deleted(agent.id))}
+    assert active_ids.isdisjoint(deleted_ids) and deleted_ids == {gone.id, gone_journal.id}
+    assert {m.id for m in db.session.scalars(AgentMemory.non_constitutional(agent.id))} == active_ids
+
+
+def test_deleted_memories_cannot_be_changed_by_tools(make_agent):
+    agent = make_agent()
+    a = create_memory(agent.id, "One", actor="admin:1")
+    b = create_memory(agent.id, "Two", actor="admin:1")
+    soft_delete_memories(agent.id, [a.id], actor="admin:1")
+    with pytest.raises(NotFound):
+        update_memory(agent.id, a.id, actor="agent", content="Revived")
+    with pytest.raises(NotFound):
+        consolidate_memories(agent.id, [a.id, b.id], "Both", actor="agent")
+
+
+# ----- invariant 10: bad input, a clear error, nothing changed -----
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda a, m: create_memory(a, "", actor="admin:1"), "empty"),
+        (lambda a, m: create_memory(a, "x" * 10_001, actor="admin:1"), "10,000"),
+        (lambda a, m: create_memory(a, 42, actor="admin:1"), "string"),
+        (lambda a, m: create_memory(a, "ok", actor="admin:1", memory_type="dream"), "memory_type"),
+        (lambda a, m: create_memory(a, "ok", actor="admin:1", importance=6), "importance"),
+        (lambda a, m: create_memory(a, "ok", actor="admin:1", tags="notalist"), "tags"),
+        (lambda a, m: create_memory(a, "ok", actor="root"), "actor"),
+        (lambda a, m: create_memory(a + 999, "ok", actor="admin:1"), "not found"),
+        (lambda a, m: update_memory(a, m, actor="admin:1", content="\x00"), "NUL"),
+        (lambda a, m: update_memory(a, m, actor="admin:1", colour="red"), "unknown"),
+        (lambda a, m: update_memory(a, "1; DROP TABLE agents", actor="admin:1", content="x"), "integer"),
+        (lambda a, m: update_memory(a, m + 999, actor="admin:1", content="x"), "not found"),
+        (lambda a, m: soft_delete_memories(a, [], actor="admin:1"), "non-empty"),
+        (lambda a, m: soft_delete_memories(a, [m, m], actor="admin:1"), "duplicates"),
+        (lambda a, m: consolidate_memories(a, [m], "x", actor="admin:1"), "at least 2"),
+        (lambda a, m: consolidate_memories(a, [m, m + 999], "x", actor="admin:1"), "not found"),
+        (lambda a, m: restore_memory(a, m, actor="admin:1"), "not deleted"),
+        (lambda a, m: purge_memory(a, m), "not deleted"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_changes_nothing(make_agent, call, message):
+    agent = make_agent()
+    memory = create_memory(agent.id, "Original", actor="admin:1")
+    state, counts = _row_state(memory.id), _counts()
+    with pytest.raises((ValidationFailed, NotFound)) as err:
+        call(agent.id, memory.id)
+    assert message.lower() in str(err.value).lower()
+    assert "Original" not in str(err.value)  # errors never quote memory content
+    db.session.rollback()
+    assert _row_state(memory.id) == state and _counts() == counts
+
+
+def test_other_agents_memories_look_missing(make_agent):
+    owner, intruder = make_agent(), make_agent()
+    memory = create_memory(owner.id, "Private", actor="admin:1")
+    state = _row_state(memory.id)
+    with pytest.raises(NotFound) as err:
+        update_memory(intruder.id, memory.id, actor="agent", content="Mine now")
+    assert str(err.value) == f"memory #{memory.id} not found"
+    with pytest.raises(NotFound):
+        soft_delete_memories(intruder.id, [memory.id], actor="agent")
+    assert _row_state(memory.id) == state
+
+
+def test_ttl_purge_redacts_history_but_keeps_a_tombstone(make_agent):
+    agent = make_agent()
+    memory = create_memory(agent.id, "Episodic note", actor="admin:1", memory_type="episodic")
+    core = create_memory(agent.id, "Core note", actor="admin:1")
+    with pytest.raises(ValidationFailed, match="core"):
+        expire_memory(agent.id, core.id)
+    expire_memory(agent.id, memory.id, grace=timedelta(seconds=-1))
+    audit_ids = db.session.scalars(sa.select(AuditLog.id).where(AuditLog.memory_id == memory.id)).all()
+    purge_memory(agent.id, memory.id)
+
+    assert _row_state(memory.id) is None
+    texts = db.session.scalars(sa.select(AuditContent.content).where(AuditContent.memory_id == memory.id)).all()
+    assert texts and all(t is None for t in texts)
+    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "purge"))
+    assert record.data["tombstone"]["token_estimate"] == 4 and record.data["content_redacted"] is True
+    # Earlier audit rows are untouched (still there, same ids): only the side table was redacted.
+    assert set(audit_ids) < set(db.session.scalars(sa.select(AuditLog.id).where(AuditLog.memory_id == memory.id)))

@@ -1,0 +1,48 @@
+"""The Alembic revisions and the models describe the same schema, on both databases."""
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from models import db
+
+
+def test_migrations_match_models(app):
+    with db.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
+    assert diff == []
+
+
+def test_guard_triggers_are_installed(app):
+    from sqlalchemy import text
+
+    if db.engine.dialect.name == "sqlite":
+        names = set(db.session.scalars(text("SELECT name FROM sqlite_master WHERE type = 'trigger'")))
+        assert {
+            "agent_memories_constitutional_no_soft_delete",
+            "agent_memories_constitutional_no_delete",
+            "audit_logs_append_only_update",
+            "audit_logs_append_only_delete",
+            "audit_contents_redaction_only",
+        } <= names
+    else:
+        names = set(db.session.scalars(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")))
+        assert {"agent_memories_constitutional_guard", "audit_logs_append_only", "audit_contents_redaction_only"} <= names
+
+
+def test_app_factory_opens_no_connection(monkeypatch, database_url):
+    """create_app() builds everything lazily: no database or Redis connection at build time."""
+    import sqlalchemy.engine.base as engine_base
+
+    from console import create_app
+
+    opened = []
+    original = engine_base.Connection.__init__
+
+    def spy(self, *args, **kwargs):
+        opened.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_base.Connection, "__init__", spy)
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    assert opened == []
+    assert app.extensions["rq"]._connection is None
