@@ -24,6 +24,13 @@ class Config:
         self.SESSION_COOKIE_SECURE = env.get("SESSION_COOKIE_SECURE", "0") == "1"
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.RQ_QUEUES = ("default", "llm", "maintenance")
+        # Refinement sessions: bounds on the model loop and the single-flight lock.
+        self.REFINEMENT_MAX_TURNS = int(env.get("REFINEMENT_MAX_TURNS", 30))
+        self.REFINEMENT_WALL_SECONDS = float(env.get("REFINEMENT_WALL_SECONDS", 900))
+        self.REFINEMENT_LOCK_TTL = float(env.get("REFINEMENT_LOCK_TTL", 30))
+        self.LLM_TIMEOUT = float(env.get("LLM_TIMEOUT", 120))
+        self.LLM_MAX_RETRIES = int(env.get("LLM_MAX_RETRIES", 4))
+        self.LLM_OFFLINE = env.get("LLM_OFFLINE", "0") == "1"
         for key, value in (overrides or {}).items():
             setattr(self, key, value)
         if "DATABASE_URL" in (overrides or {}):

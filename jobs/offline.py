@@ -14,7 +14,7 @@ from collections import defaultdict
 from difflib import SequenceMatcher
 from typing import Any
 
-from models import AgentMemory, db
+from models import Agent, AgentMemory, db
 from models.refinement import HARD_CAP, MAX_IDS_PER_CALL
 
 from .llm import OFFLINE_LABEL, ToolCall, Turn
@@ -99,12 +99,29 @@ class OfflineRefiner:
         self._plan: list[list[AgentMemory]] | None = None
 
     def _planned(self) -> list[list[AgentMemory]]:
+        """Duplicate groups to merge, within the hard cap and never past the circuit breaker's threshold."""
         if self._plan is None:
-            memories = db.session.scalars(AgentMemory.active_core(self.agent_id)).all()
-            groups: list[list[AgentMemory]] = []
-            for group in duplicate_groups(list(memories)):
-                groups.extend(group[i : i + MAX_IDS_PER_CALL] for i in range(0, len(group), MAX_IDS_PER_CALL))
-            self._plan = [g for g in groups if len(g) > 1][:HARD_CAP]
+            memories = list(db.session.scalars(AgentMemory.active_core(self.agent_id)).all())
+            threshold = db.session.get(Agent, self.agent_id).min_retention
+            tokens = sum(m.token_estimate for m in memories)
+            count = len(memories)
+            floor_tokens, floor_count = threshold * tokens, threshold * count
+            plan: list[list[AgentMemory]] = []
+            for group in duplicate_groups(memories):
+                for chunk in (group[i : i + MAX_IDS_PER_CALL] for i in range(0, len(group), MAX_IDS_PER_CALL)):
+                    # Shrink a merge that would cut past the threshold; the rest waits for a later session.
+                    while len(chunk) >= 2 and (
+                        tokens - sum(m.token_estimate for m in chunk[1:]) < floor_tokens
+                        or count - (len(chunk) - 1) < floor_count
+                    ):
+                        chunk = chunk[:-1]
+                    if len(chunk) < 2 or len(plan) >= HARD_CAP:
+                        continue
+                    removed_tokens = sum(m.token_estimate for m in chunk[1:])
+                    plan.append(chunk)
+                    tokens -= removed_tokens
+                    count -= len(chunk) - 1
+            self._plan = plan
         return self._plan
 
     def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn:
