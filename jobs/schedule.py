@@ -52,6 +52,8 @@ def _matches(job, spec: Recurring) -> bool:
         and job.func_name == spec.func_name
         and job.origin == spec.queue
         and job.timeout == QUEUE_TIMEOUTS[spec.queue]
+        and job.failure_ttl == FAILURE_TTL
+        and job.description == spec.description
     )
 
 
