@@ -6,6 +6,7 @@ scheduler (separate processes) all find the same server. Started on first use, t
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import subprocess
@@ -73,7 +74,5 @@ def stop(directory: str) -> None:
     """Shut the embedded server down (used by scripts and tests)."""
     url = f"unix://{socket_path(directory)}"
     if _answers(url):
-        try:
+        with contextlib.suppress(redis.exceptions.ConnectionError):
             redis.Redis.from_url(url).shutdown(nosave=True)
-        except redis.exceptions.ConnectionError:
-            pass

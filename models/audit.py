@@ -126,7 +126,7 @@ def restore_fields(snap: dict[str, Any]) -> dict[str, Any]:
     """The column values a snapshot describes, content included, ready to assign to a row."""
     values: dict[str, Any] = {}
     for field in SNAPSHOT_FIELDS:
-        if field in ("id", "updated_at"):
+        if field == "id":
             continue
         value = snap.get(field)
         if field in DATETIME_FIELDS and value is not None:

@@ -467,6 +467,8 @@ def dedup_for_agent(agent_id: int, *, actor: str = "system:dedup", session_id: i
             .order_by(AgentMemory.id)
             .with_for_update()
         ).all()
+        # Memories tagged audio, somatic or voice are immutable for every agent path, dedup included.
+        duplicates = [m for m in duplicates if not m.immutable_tags]
         # Ids now: after the commit the rows are expired, and touching them would reload the text.
         removed = [m.id for m in duplicates]
         if not duplicates:

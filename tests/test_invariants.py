@@ -271,11 +271,15 @@ def test_dedup_is_content_blind_keeps_earliest_and_skips_constitutional(make_age
     locked = create_memory(agent.id, "LIKES TEA", actor="admin:1", constitutional=True, created_at=now)
     journal = create_memory(agent.id, "likes tea", actor="admin:1", memory_type="journal")
     distinct = create_memory(agent.id, "Likes coffee", actor="admin:1")
+    voice = create_memory(agent.id, "Likes tea!", actor="admin:1", tags=["voice"])
+    voice_twin = create_memory(agent.id, "likes tea!", actor="admin:1", tags=["voice"])
     db.session.expire_all()
 
     removed = dedup_for_agent(agent.id)
     assert removed == [later.id]
-    assert all(_row_state(i)["deleted_at"] is None for i in (keeper.id, locked.id, journal.id, distinct.id))
+    assert all(
+        _row_state(i)["deleted_at"] is None for i in (keeper.id, locked.id, journal.id, distinct.id, voice.id, voice_twin.id)
+    )
     record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "dedup"))
     assert record.actor == "system:dedup" and record.memory_id == later.id
     assert dedup_for_agent(agent.id) == []  # idempotent

@@ -7,7 +7,7 @@ import sys
 import click
 from flask.cli import with_appcontext
 
-from models import create_admin
+from models import DomainError, create_admin
 from models.timemachine import rollback_agent, rollback_operation, rollback_session
 
 from . import DomainErrorsAsMessages, emit, fail, parse_when, resolve_agent
@@ -79,3 +79,5 @@ def demo_command(seed: int, skip_if_present: bool) -> None:
         emit(seed_demo(seed=seed))
     except ValueError as err:
         fail(str(err))
+    except DomainError as err:
+        fail(err.message)

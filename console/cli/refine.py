@@ -14,7 +14,7 @@ from . import emit, fail, resolve_agent
 @with_appcontext
 def refine_command(agent: str, now: bool) -> None:
     """Run a refinement session for AGENT (forced: no skip for being within budget)."""
-    from jobs.refinement import enqueue_refinement, result, run_refinement
+    from jobs.refinement import enqueue_refinement, run_refinement
 
     row = resolve_agent(agent)
     if not now:
