@@ -15,6 +15,7 @@ from .errors import (
     RollbackConflict,
     ValidationFailed,
 )
+from .mechanic import MechanicGrant, MechanicView
 from .memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
 from .session import RefinementSession
 from .user import User, create_admin
@@ -29,6 +30,8 @@ __all__ = [
     "IMMUTABLE_TAGS",
     "ImmutableMemory",
     "MEMORY_TYPES",
+    "MechanicGrant",
+    "MechanicView",
     "NotFound",
     "RefinementSession",
     "RollbackConflict",

@@ -11,6 +11,15 @@ PYTHON=${PYTHON:-python3}
 
 bash scripts/services.sh
 
+# Browser tests drive Debian's Chromium through Playwright; no test tool downloads a browser.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "installing Debian's chromium for the browser tests" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
 echo "== suite 1/2: SQLite + embedded Redis"
 TEST_DATABASE=sqlite TEST_REDIS=embedded .venv/bin/python -m pytest -p no:cacheprovider "$@"
 
