@@ -1,8 +1,10 @@
 """The built-in `offline` refiner: a deterministic de-duplication policy that drives the same tools.
 
-It merges only memories that state the same fact: equal after normalisation (case, punctuation,
-spacing), or near-identical word for word — and never two texts that differ in a number, a date,
-a name or a negation. Everything else is left alone; zero operations is its usual answer.
+It merges only memories that state the same fact in the same words: equal after normalising case,
+punctuation, spacing, typographic quotes, "&", and contractions, or equal apart from articles
+(a, an, the) — and never two texts whose numbers, dates, names or negations differ. Everything else
+is left alone; zero operations is its usual answer. The same `same_fact` rule is the offline
+policy of the daily consolidation job.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
-from difflib import SequenceMatcher
 from typing import Any
 
 from models import Agent, AgentMemory, db
@@ -19,22 +20,37 @@ from models.refinement import HARD_CAP, MAX_IDS_PER_CALL
 
 from .llm import OFFLINE_LABEL, ToolCall, Turn
 
-NEAR_IDENTICAL = 0.9
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*")
-_WORDS = {
-    # number words, months and weekdays carry facts just like digits do
-    *["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "first", "second", "third", "fourth", "fifth", "once", "twice", "half", "dozen"],
-    *["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"],
-    *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "yesterday", "tomorrow"],
-}
-_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot", "dont",
-              "doesnt", "didnt", "isnt", "wasnt", "wont", "cant", "shouldnt", "hasnt", "havent"}
+_CONTRACTIONS = (
+    (re.compile(r"\bcan'?t\b"), "can not"),
+    (re.compile(r"\bcannot\b"), "can not"),
+    (re.compile(r"\bwon'?t\b"), "will not"),
+    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
+    (re.compile(r"\b(\w+)'re\b"), r"\1 are"),
+    (re.compile(r"\b(\w+)'ve\b"), r"\1 have"),
+    (re.compile(r"\b(\w+)'ll\b"), r"\1 will"),
+    (re.compile(r"\bi'm\b"), "i am"),
+)
+_ARTICLES = frozenset({"a", "an", "the"})
+# Number words, months and weekdays carry facts just like digits do.
+_FACT_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred "
+    "thousand million first second third fourth fifth once twice half dozen january february march april may "
+    "june july august september october november december monday tuesday wednesday thursday friday saturday "
+    "sunday today yesterday tomorrow".split()
+)
+_NEGATIONS = frozenset("not no never none nobody nothing neither nor without".split())
 
 
 def normalise(text: str) -> str:
-    """Lower-case words only: NFKC, apostrophes dropped, other punctuation to spaces, spacing collapsed."""
-    text = unicodedata.normalize("NFKC", text).lower().replace("'", "").replace("\u2019", "")
+    """Lower-case words only: NFKC, typographic quotes folded, contractions expanded, & as "and",
+    other punctuation to spaces, spacing collapsed."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("&", " and ")
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    text = text.replace("'", "")
     text = "".join(ch if ch.isalnum() else " " for ch in text)
     return " ".join(text.split())
 
@@ -43,22 +59,19 @@ def fact_markers(text: str) -> tuple[str, ...]:
     """What two texts must share exactly to be the same fact: numbers, dates, names, negations."""
     markers = set(_NUMBER.findall(text))
     markers |= {m.lower() for m in _CAPITALISED.findall(text.strip())}
-    words = normalise(text).split()
-    markers |= {w for w in words if w in _WORDS or w in _NEGATIONS}
+    markers |= {w for w in normalise(text).split() if w in _FACT_WORDS or w in _NEGATIONS}
     return tuple(sorted(markers))
 
 
+def content_words(text: str) -> tuple[str, ...]:
+    return tuple(w for w in normalise(text).split() if w not in _ARTICLES)
+
+
 def same_fact(a: str, b: str) -> bool:
-    """Conservative: true only for equal-after-normalisation or near-identical texts with equal markers."""
-    na, nb = normalise(a), normalise(b)
-    if na == nb:
+    """True only when the texts are the same words (articles aside) with the same fact markers."""
+    if normalise(a) == normalise(b):
         return True
-    if fact_markers(a) != fact_markers(b):
-        return False
-    wa, wb = na.split(), nb.split()
-    if abs(len(wa) - len(wb)) > max(1, len(max(wa, wb, key=len)) // 10):
-        return False
-    return SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= NEAR_IDENTICAL
+    return content_words(a) == content_words(b) and fact_markers(a) == fact_markers(b)
 
 
 def duplicate_groups(memories: list[AgentMemory]) -> list[list[AgentMemory]]:
