@@ -9,6 +9,8 @@ from sqlalchemy import select
 from models import Agent, db
 from models.mutations import dedup_for_agent
 
+from .lifecycle import ttl_lifecycle  # noqa: F401  (scheduled from jobs/schedule.py)
+
 log = logging.getLogger(__name__)
 
 
@@ -25,12 +27,6 @@ def dedup_all_agents() -> dict:
     removed = sum(len(dedup_for_agent(agent_id)) for agent_id in agent_ids)
     log.info("dedup all agents=%d removed=%d", len(agent_ids), removed)
     return {"agents": len(agent_ids), "removed": removed}
-
-
-def ttl_lifecycle() -> dict:
-    """TTL expiry and purge of non-core memories (spec 003 §7). Not yet: lands with the background-work issue."""
-    log.info("ttl_lifecycle: not yet implemented (background memory work issue)")
-    return {"status": "not yet"}
 
 
 def daily_consolidation() -> dict:

@@ -558,7 +558,12 @@ def _guard_purgeable(memory: AgentMemory) -> None:
 
 
 def expire_memory(
-    agent_id: int, memory_id: int, *, actor: str = "system:ttl", grace: timedelta = PURGE_GRACE
+    agent_id: int,
+    memory_id: int,
+    *,
+    actor: str = "system:ttl",
+    grace: timedelta = PURGE_GRACE,
+    now: datetime | None = None,
 ) -> AgentMemory:
     """TTL step one: soft-delete with a purge date; restorable until then."""
     _check_actor(actor)
@@ -566,7 +571,7 @@ def expire_memory(
         memory = _load(agent_id, memory_id)
         _guard_purgeable(memory)
         before = snapshot(memory)
-        now = utcnow()
+        now = now or utcnow()
         memory.deleted_at = now
         memory.updated_at = now
         memory.purge_at = now + grace
@@ -582,7 +587,7 @@ def expire_memory(
     return memory
 
 
-def purge_memory(agent_id: int, memory_id: int, *, actor: str = "system:ttl") -> None:
+def purge_memory(agent_id: int, memory_id: int, *, actor: str = "system:ttl", now: datetime | None = None) -> None:
     """TTL step two: remove an expired row for good and redact its text from its history.
 
     The audit trail keeps a tombstone (content hash and token count); the text itself is blanked
@@ -592,7 +597,7 @@ def purge_memory(agent_id: int, memory_id: int, *, actor: str = "system:ttl") ->
     with atomic():
         memory = _load(agent_id, memory_id, active=False)
         _guard_purgeable(memory)
-        if memory.purge_at is None or memory.purge_at > utcnow():
+        if memory.purge_at is None or memory.purge_at > (now or utcnow()):
             raise ValidationFailed(f"memory #{memory.id} is not due for purge")
         before = snapshot(memory)
         tombstone = {"content_hash": memory.content_hash, "token_estimate": memory.token_estimate}
