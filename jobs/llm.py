@@ -47,7 +47,9 @@ class Turn:
 class ChatModel(Protocol):
     label: str
 
-    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn: ...
+    def turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+    ) -> Turn: ...
 
 
 class OpenAIChatModel:
@@ -70,10 +72,14 @@ class OpenAIChatModel:
             max_retries=max_retries,
         )
 
-    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn:
+    def turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+    ) -> Turn:
         kwargs: dict[str, Any] = {"model": self.model_id, "messages": messages, "temperature": 0}
         if tools:
             kwargs["tools"] = tools
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
         response = self.client.chat.completions.create(**kwargs)
         choice = response.choices[0].message
         usage = response.usage
@@ -99,6 +105,19 @@ def model_configured(agent: Agent) -> bool:
         return False
     endpoint = agent.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
     return bool(agent.model_id and endpoint)
+
+
+def json_object(turn: Turn) -> dict | None:
+    """The first JSON object in a model's answer (models wrap JSON in prose or code fences)."""
+    text = turn.content or ""
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end <= start:
+        return None
+    try:
+        value = json.loads(text[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def model_for(agent: Agent) -> ChatModel:

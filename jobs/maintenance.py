@@ -9,8 +9,6 @@ from sqlalchemy import select
 from models import Agent, db
 from models.mutations import dedup_for_agent
 
-from .lifecycle import ttl_lifecycle  # noqa: F401  (scheduled from jobs/schedule.py)
-
 log = logging.getLogger(__name__)
 
 
@@ -32,10 +30,4 @@ def dedup_all_agents() -> dict:
 def daily_consolidation() -> dict:
     """Daily same-fact consolidation (spec 003 §4). Not yet: lands with the background-work issue."""
     log.info("daily_consolidation: not yet implemented (background memory work issue)")
-    return {"status": "not yet"}
-
-
-def tom_insights() -> dict:
-    """Theory-of-mind insights (spec 003 §3). Not yet: lands with the background-work issue."""
-    log.info("tom_insights: not yet implemented (background memory work issue)")
     return {"status": "not yet"}

@@ -137,7 +137,9 @@ class OfflineRefiner:
             self._plan = plan
         return self._plan
 
-    def turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Turn:
+    def turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+    ) -> Turn:
         if not tools:  # the consent step
             return Turn(content=json.dumps({"consent": True, "reason": "Offline policy: exact and near-exact duplicates only."}))
         plan = self._planned()

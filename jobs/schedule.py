@@ -12,8 +12,11 @@ from rq_scheduler import Scheduler
 
 from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 
-from .maintenance import daily_consolidation, dedup_all_agents, tom_insights, ttl_lifecycle
+from .insights import tom_insights
+from .lifecycle import ttl_lifecycle
+from .maintenance import daily_consolidation, dedup_all_agents
 from .refinement import over_budget_scan, refinement_sweep
+from .reflection import journal_reflection
 
 # RQ 3 job ids may hold only letters, digits, "_" and "-" (":" separates execution keys).
 ID_PREFIX = "recurring-"
@@ -43,6 +46,7 @@ RECURRING: tuple[Recurring, ...] = (
     Recurring("ttl-purge-daily", "0 3 * * *", ttl_lifecycle, "maintenance", "TTL expiry and purge, daily 03:00 UTC"),
     Recurring("consolidation-daily", "0 5 * * *", daily_consolidation, "llm", "Daily consolidation, 05:00 UTC"),
     Recurring("tom-daily", "0 6 * * *", tom_insights, "llm", "Theory-of-mind insights, daily 06:00 UTC"),
+    Recurring("reflection-daily", "30 6 * * *", journal_reflection, "llm", "Journal reflection, daily 06:30 UTC"),
 )
 
 

@@ -89,8 +89,13 @@ def _core_tokens(active: bool, memory_type: str | None, tokens: int | None) -> i
     return int(tokens or 0) if active and memory_type == "core" else 0
 
 
+def _changes_row(record: AuditLog) -> bool:
+    """Only records with a snapshot describe a row change; metadata-only records never drive a rollback."""
+    return record.memory_id is not None and (record.before is not None or record.after is not None)
+
+
 def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool) -> RollbackPlan:
-    records = sorted((r for r in records if r.memory_id is not None), key=lambda r: r.id)
+    records = sorted((r for r in records if _changes_row(r)), key=lambda r: r.id)
     targets: OrderedDict[int, dict | None] = OrderedDict()
     for record in records:
         targets.setdefault(record.memory_id, record.before)  # earliest record wins: the state before it
@@ -99,12 +104,17 @@ def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_c
         return plan
     if check_conflicts:
         ids = set(plan.record_ids)
-        later = db.session.scalars(
-            select(AuditLog.memory_id)
-            .where(AuditLog.memory_id.in_(list(targets)), AuditLog.id > min(ids))
-            .where(AuditLog.id.not_in(ids))
-            .distinct()
-        ).all()
+        later = sorted(
+            {
+                r.memory_id
+                for r in db.session.scalars(
+                    select(AuditLog)
+                    .where(AuditLog.memory_id.in_(list(targets)), AuditLog.id > min(ids))
+                    .where(AuditLog.id.not_in(ids))
+                )
+                if _changes_row(r)
+            }
+        )
         if later:
             raise RollbackConflict(
                 "later changes touched the same memories ("
@@ -204,7 +214,7 @@ def _op_records(op_id: str) -> tuple[int, list[AuditLog], dict]:
     records = db.session.scalars(select(AuditLog).where(AuditLog.op_id == op_id).order_by(AuditLog.id)).all()
     if not records:
         raise NotFound(f"operation {op_id} not found")
-    if not any(r.memory_id is not None for r in records):
+    if not any(_changes_row(r) for r in records):
         raise ValidationFailed(f"operation {op_id} changed no memory; there is nothing to roll back")
     return records[0].agent_id, list(records), {"rollback_of": "operation", "target_op_id": op_id}
 

@@ -1,0 +1,131 @@
+"""Theory-of-mind insights (spec 003 §3): latent relational insights, in the background, never on a hot path.
+
+Per agent, at most once in 24 hours: the latest activity (≤ 5 episodic memories), new semantic
+memories (≤ 3 from the last 72 h) and a recent snippet (the latest journal, ≤ 1,000 characters) go
+to the agent's own model, which answers with 1-3 insights of ≤ 280 characters as validated JSON.
+Each becomes an `insight` memory in category `relationship_dynamic`, importance 2, through the
+mutation path. Offline (no model), nothing is produced: insights need a model.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from sqlalchemy import select
+
+from models import Agent, AgentMemory, AuditLog, db, utcnow
+from models.audit import new_op_id, write_audit
+from models.mutations import create_memory
+
+from .llm import json_object, model_configured, model_for
+
+log = logging.getLogger(__name__)
+
+COOLDOWN = timedelta(hours=24)
+MAX_ACTIVITY, MAX_SEMANTIC, MAX_SNIPPET = 5, 3, 1000
+MAX_TOKENS = 220
+ACTOR = "system:tom"
+
+PROMPT = """You write theory-of-mind insights about the user you work with, from your own recent memory.
+Rules: output 1 to 3 insights; third person about the user; never refer to yourself or the AI; each
+summary at most 280 characters; only insights the material supports. Answer with JSON only:
+{{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2}}]}}  (an empty list if none)
+
+Recent activity:
+{activity}
+
+New facts:
+{semantic}
+
+Recent snippet:
+{snippet}"""
+
+
+class Insight(BaseModel):
+    summary: str = Field(min_length=1, max_length=280)
+    tags: list[str] = Field(default_factory=list, max_length=5)
+    importance: int = Field(default=2, ge=1, le=5)
+
+    @field_validator("summary")
+    @classmethod
+    def _third_person(cls, value: str) -> str:
+        words = {w.strip(".,;:!?\"'").lower() for w in value.split()}
+        if words & {"i", "me", "my", "ai", "assistant"}:
+            raise ValueError("insights are third person and never about the AI")
+        return value.strip()
+
+
+class Insights(BaseModel):
+    insights: list[Insight] = Field(default_factory=list, max_length=3)
+
+
+def _recent_run(agent_id: int, now) -> bool:
+    return db.session.scalar(
+        select(AuditLog.id).where(
+            AuditLog.agent_id == agent_id, AuditLog.action == "tom_run", AuditLog.created_at > now - COOLDOWN
+        ).limit(1)
+    ) is not None
+
+
+def _inputs(agent_id: int, now) -> tuple[list[str], list[str], str]:
+    activity = db.session.scalars(
+        AgentMemory.active(agent_id).where(AgentMemory.memory_type == "episodic")
+        .order_by(AgentMemory.created_at.desc()).limit(MAX_ACTIVITY)
+    ).all()
+    semantic = db.session.scalars(
+        AgentMemory.active(agent_id)
+        .where(AgentMemory.memory_type == "semantic", AgentMemory.created_at > now - timedelta(hours=72))
+        .order_by(AgentMemory.created_at.desc()).limit(MAX_SEMANTIC)
+    ).all()
+    journal = db.session.scalar(
+        AgentMemory.active(agent_id).where(AgentMemory.memory_type == "journal")
+        .order_by(AgentMemory.created_at.desc()).limit(1)
+    )
+    return [m.content for m in activity], [m.content for m in semantic], (journal.content if journal else "")[:MAX_SNIPPET]
+
+
+def tom_for_agent(agent_id: int) -> dict:
+    """One agent's ToM pass. Idempotent within the cool-down."""
+    agent = db.session.get(Agent, agent_id)
+    now = utcnow()
+    if agent is None or not agent.active:
+        return {"agent_id": agent_id, "status": "skipped", "reason": "no such active agent"}
+    if not model_configured(agent):
+        return {"agent_id": agent_id, "status": "skipped", "reason": "offline: insights need a model"}
+    if _recent_run(agent_id, now):
+        return {"agent_id": agent_id, "status": "skipped", "reason": "ran within 24 hours"}
+    activity, semantic, snippet = _inputs(agent_id, now)
+    if not activity and not semantic:
+        return {"agent_id": agent_id, "status": "skipped", "reason": "nothing new"}
+    prompt = PROMPT.format(
+        activity="\n".join(f"- {t}" for t in activity) or "- (none)",
+        semantic="\n".join(f"- {t}" for t in semantic) or "- (none)",
+        snippet=snippet or "(none)",
+    )
+    turn = model_for(agent).turn([{"role": "user", "content": prompt}], None, max_tokens=MAX_TOKENS)
+    try:
+        parsed = Insights.model_validate(json_object(turn) or {})
+    except ValidationError as err:
+        parsed, error = Insights(), f"invalid output ({err.error_count()} problem(s))"
+    else:
+        error = None
+    created = [
+        create_memory(agent_id, insight.summary, actor=ACTOR, memory_type="insight",
+                      category="relationship_dynamic", importance=2, tags=insight.tags).id
+        for insight in parsed.insights
+    ]
+    write_audit(op_id=new_op_id(), actor=ACTOR, action="tom_run", agent_id=agent_id,
+                data={"created": created, "error": error})
+    db.session.commit()
+    return {"agent_id": agent_id, "status": "ok" if error is None else "rejected", "created": created}
+
+
+def tom_insights() -> dict:
+    """Daily: a ToM pass for every active agent with a model."""
+    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
+    results = [tom_for_agent(agent_id) for agent_id in agent_ids]
+    created = sum(len(r.get("created", [])) for r in results)
+    log.info("tom: %d agent(s), %d insight(s)", len(results), created)
+    return {"agents": len(results), "created": created}
