@@ -574,7 +574,8 @@ def seed_demo(seed: int = 7) -> dict[str, Any]:
                 spec.memory = create_memory(
                     agents[name].id,
                     spec.content,
-                    actor=IMPORT_ACTOR,
+                    # The seed's vows are set by an operator, as an admin would in the console.
+                    actor=ADMIN_ACTOR if spec.constitutional else IMPORT_ACTOR,
                     action="import",
                     memory_type=spec.memory_type,
                     created_at=spec.created_at,

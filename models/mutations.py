@@ -202,7 +202,7 @@ def create_memory(
     )
     if not isinstance(constitutional, bool):
         raise ValidationFailed("constitutional must be true or false", field="constitutional")
-    if constitutional and actor == AGENT_ACTOR and session_id is None:
+    if constitutional and is_agent_path(actor) and (actor != AGENT_ACTOR or session_id is None):
         raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
     with atomic():
         _require_agent(agent_id)

@@ -94,7 +94,9 @@ def _changes_row(record: AuditLog) -> bool:
     return record.memory_id is not None and (record.before is not None or record.after is not None)
 
 
-def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool) -> RollbackPlan:
+def _plan(
+    agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool, lock: bool = False
+) -> RollbackPlan:
     records = sorted((r for r in records if _changes_row(r)), key=lambda r: r.id)
     targets: OrderedDict[int, dict | None] = OrderedDict()
     for record in records:
@@ -102,6 +104,9 @@ def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_c
     plan = RollbackPlan(agent_id=agent_id, scope=scope, record_ids=[r.id for r in records], targets=targets)
     if not targets:
         return plan
+    # Applying: lock the rows first, so no change can slip in between the conflict check and the restore.
+    stmt = select(AgentMemory).where(AgentMemory.id.in_(list(targets))).order_by(AgentMemory.id)
+    rows = {m.id: m for m in db.session.scalars(stmt.with_for_update() if lock else stmt).all()}
     if check_conflicts:
         ids = set(plan.record_ids)
         later = sorted(
@@ -122,10 +127,6 @@ def _plan(agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_c
                 + "); roll those back first, or roll the agent back to a point in time",
                 memory_ids=sorted(later),
             )
-    rows = {
-        m.id: m
-        for m in db.session.scalars(select(AgentMemory).where(AgentMemory.id.in_(list(targets)))).all()
-    }
     for memory_id, target in targets.items():
         row = rows.get(memory_id)
         if row is None:  # purged: its text is gone for good, and the purge said so in the log
@@ -263,7 +264,8 @@ def rollback_operation(op_id: str, *, actor: str) -> RollbackResult:
     """Undo one call of the mutation path (all its records), e.g. one consolidation or one rollback."""
     _check_actor(actor)
     with atomic():
-        return _apply(plan_operation_rollback(op_id), actor)
+        agent_id, records, scope = _op_records(op_id)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
 
 
 def rollback_audit_record(audit_id: int, *, actor: str) -> RollbackResult:
@@ -278,11 +280,13 @@ def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
     """Undo every memory change a refinement session made, in one transaction."""
     _check_actor(actor)
     with atomic():
-        return _apply(plan_session_rollback(session_id), actor)
+        agent_id, records, scope = _session_records(session_id)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
 
 
 def rollback_agent(agent_id: int, to: datetime, *, actor: str) -> RollbackResult:
     """Put every memory of the agent back as it was at `to` (UTC)."""
     _check_actor(actor)
     with atomic():
-        return _apply(plan_agent_rollback(agent_id, to), actor)
+        agent_id, records, scope = _point_in_time_records(agent_id, to)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=False, lock=True), actor)

@@ -378,7 +378,8 @@ def test_demo_seeds_agents_memories_duplicates_and_an_audit_history(runner):
         "protect",
     }
     imports = db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "import")).all()
-    assert {r.actor for r in imports} == {"system:demo"} and len(imports) == out["memories"] - 1
+    # Seeded vows are set as an operator would (admin:demo); everything else is a system import.
+    assert {r.actor for r in imports} == {"system:demo", "admin:demo"} and len(imports) == out["memories"] - 1
     session = db.session.get(RefinementSession, out["sessions"][0])
     assert session.status == "completed" and session.ops_count == 3
     assert _count_where(AuditLog.session_id == session.id) == 5

@@ -219,6 +219,8 @@ def test_constitutional_flag_rules(make_agent):
         set_constitutional(agent.id, memory.id, True, actor="agent")
     with pytest.raises(ConstitutionalLocked):
         create_memory(agent.id, "Sneaky vow", actor="agent", constitutional=True)
+    with pytest.raises(ConstitutionalLocked):  # jobs act for the agent: no locks from them either
+        create_memory(agent.id, "Job-made vow", actor="system:tom", constitutional=True)
     set_constitutional(agent.id, memory.id, True, actor="agent", session_id=session.id)
     # Inside a session the agent may tighten a constitutional memory, never empty it.
     update_memory(agent.id, memory.id, actor="agent", session_id=session.id, content="Be kind.")
