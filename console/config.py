@@ -31,6 +31,14 @@ class Config:
         self.LLM_TIMEOUT = float(env.get("LLM_TIMEOUT", 120))
         self.LLM_MAX_RETRIES = int(env.get("LLM_MAX_RETRIES", 4))
         self.LLM_OFFLINE = env.get("LLM_OFFLINE", "0") == "1"
+        # Background memory work (spec 003): thresholds, caps and the optional write paths.
+        self.TTL_IMPORTANCE_BELOW = int(env.get("TTL_IMPORTANCE_BELOW", 3))
+        self.CONSOLIDATION_PAIRS_PER_DAY = int(env.get("CONSOLIDATION_PAIRS_PER_DAY", 50))
+        self.CONSOLIDATION_TOKEN_BUDGET = int(env.get("CONSOLIDATION_TOKEN_BUDGET", 20_000))
+        self.RELATIONS_LINK_MIN = float(env.get("RELATIONS_LINK_MIN", 0.6))
+        self.RELATIONS_TOP_K = int(env.get("RELATIONS_TOP_K", 5))
+        self.PROCEDURAL_MEMORY = env.get("PROCEDURAL_MEMORY", "0") == "1"
+        self.MULTI_FACT_EXTRACTION = env.get("MULTI_FACT_EXTRACTION", "0") == "1"
         for key, value in (overrides or {}).items():
             setattr(self, key, value)
         if "DATABASE_URL" in (overrides or {}):

@@ -83,3 +83,40 @@ def test_reflection_promotes_within_budget_and_never_asks_twice(agent, llm):
     assert reflect_for_agent(agent.id)["reason"] == "no aged journals"
     record = db.session.scalar(sa.select(AuditLog).where(AuditLog.memory_id == keep.id, AuditLog.action == "update"))
     assert record.actor == "system:reflection" and record.after["memory_type"] == "core"
+
+
+def test_procedures_are_numbered_steps_behind_a_flag_and_stay_out_of_the_prompt(make_agent, app):
+    from jobs.extraction import save_procedure
+    from models import ValidationFailed
+
+    agent = make_agent()
+    with pytest.raises(ValidationFailed, match="disabled"):
+        save_procedure(agent.id, "Deploy", ["Run the tests"])
+    app.config["PROCEDURAL_MEMORY"] = True
+    with pytest.raises(ValidationFailed):
+        save_procedure(agent.id, "Deploy", ["x" * 201])
+    memory = save_procedure(agent.id, "Deploy the API", ["Run the tests", "Tag the release.", "Watch the error rate"])
+    assert memory.content == "Deploy the API:\n1. Run the tests.\n2. Tag the release.\n3. Watch the error rate."
+    assert (memory.memory_type, memory.category) == ("procedural", "procedural")
+    assert memory.id not in {m.id for m in db.session.scalars(AgentMemory.for_prompt(agent.id))}
+
+
+def test_multi_fact_extraction_writes_new_facts_within_the_per_turn_cap(agent, llm, app):
+    from jobs.extraction import extract_facts
+
+    turn = "We talked through the launch plan at length. " * 12
+    assert extract_facts(agent.id, turn)["status"] == "disabled"
+    app.config["MULTI_FACT_EXTRACTION"] = True
+    assert extract_facts(agent.id, "short")["status"] == "skipped"
+    create_memory(agent.id, "Maya owns the launch checklist", actor="agent", memory_type="semantic")
+    facts = [{"text": "Maya owns the launch checklist."}] + [
+        {"text": f"The launch needs sign-off number {n}", "category": "tasks", "importance": 3} for n in range(4)
+    ]
+    llm.script = [s.text(json.dumps({"facts": facts}))]
+
+    result = extract_facts(agent.id, turn, user_id="u1")
+
+    assert result["status"] == "ok" and len(result["created"]) == 3 and result["skipped"] == 2
+    rows = [db.session.get(AgentMemory, i) for i in result["created"]]
+    assert all(r.memory_type == "semantic" and r.user_id == "u1" and r.importance == 3 for r in rows)
+    assert llm.requests[0]["max_tokens"] == 400
