@@ -71,6 +71,12 @@ def seed_memories(conn, first: int, last: int, per_agent: int, topics: int = 1_0
     conn.execute(sa.text(FILE_CONTENTS), {"first": first, "last": last})
 
 
+def bench_agent(conn, name: str, min_retention: float = 0.5) -> int:
+    return conn.execute(sa.text(
+        "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
+        "VALUES (:n, 5000, :r, false, true, now()) RETURNING id"), {"n": name, "r": min_retention}).scalar_one()
+
+
 def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
@@ -85,9 +91,7 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[tuple[str, str, f
     rows = []
     for size in sizes:
         with db.engine.begin() as conn:
-            agent_id = conn.execute(sa.text(
-                "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
-                "VALUES (:n, 5000, 0.5, false, true, now()) RETURNING id"), {"n": f"tools-{size}"}).scalar_one()
+            agent_id = bench_agent(conn, f"tools-{size}")
             seed_memories(conn, agent_id, agent_id, size)
             conn.execute(sa.text("ANALYZE agent_memories"))
         ids = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.agent_id == agent_id)
@@ -128,9 +132,7 @@ def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
     from models.timemachine import rollback_agent, rollback_session
 
     with db.engine.begin() as conn:
-        agent_id = conn.execute(sa.text(
-            "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
-            "VALUES ('rollback', 5000, 0.1, false, true, now()) RETURNING id")).scalar_one()
+        agent_id = bench_agent(conn, "rollback", min_retention=0.1)
         seed_memories(conn, agent_id, agent_id, 2000)
     session_ms, pit_ms = [], []
     for run in range(runs):
@@ -179,9 +181,7 @@ def bench_scan_and_dedup(app, agents: int, per_agent: int, dedup_rows: int, runs
 
     # Dedup: one agent with `dedup_rows` memories, every fifth an exact duplicate (case/space variant).
     with db.engine.begin() as conn:
-        agent_id = conn.execute(sa.text(
-            "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
-            "VALUES ('dedup', 5000, 0.5, false, true, now()) RETURNING id")).scalar_one()
+        agent_id = bench_agent(conn, "dedup")
         seed_memories(conn, agent_id, agent_id, dedup_rows, topics=dedup_rows)
         conn.execute(sa.text(
             "UPDATE agent_memories SET content = upper(content) || ' ', "
