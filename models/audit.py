@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
+from .changelog import record_memory_change
 from .db import db, utcnow
 from .memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
 
@@ -164,4 +165,6 @@ def write_audit(
     )
     db.session.add(record)
     db.session.flush()
+    if memory_id is not None:  # the delta header's change log and the operational event (spec 003 §1, §14)
+        record_memory_change(record)
     return record

@@ -1,0 +1,249 @@
+"""Memory writes (spec 003 §9, §10), history (§8) and the per-user export."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Response, stream_with_context
+from sqlalchemy import select
+
+from models import (
+    AgentMemory,
+    ConstitutionalLocked,
+    ImmutableMemory,
+    NotFound,
+    db,
+    events,
+    history,
+    mutations,
+    patches,
+    writing,
+)
+
+from . import api
+from .auth import allowed_categories, category_config, current_agent
+from .convert import history_event_out, memory_out, memory_rev, patch_out
+from .schemas import (
+    ExportArgs,
+    ExportLine,
+    HistoryArgs,
+    HistoryOut,
+    MemoryCreate,
+    MemoryDeleted,
+    MemoryOut,
+    MemoryUpdate,
+    MemoryWritten,
+    PatchProposed,
+)
+
+AGENT = mutations.AGENT_ACTOR
+
+
+def _own(memory_id: int) -> AgentMemory:
+    """One of the caller's active memories; anything else (missing, another agent's, deleted) is 404."""
+    memory = db.session.scalar(
+        select(AgentMemory).where(
+            AgentMemory.id == memory_id,
+            AgentMemory.agent_id == current_agent().id,
+            AgentMemory.deleted_at.is_(None),
+        )
+    )
+    if memory is None:
+        raise NotFound(f"memory #{memory_id} not found")
+    return memory
+
+
+def _writable(memory: AgentMemory, verb: str) -> None:
+    """Locks first (a constitutional memory is refused as such, whatever its category), then the allowlist."""
+    if memory.constitutional:
+        raise ConstitutionalLocked(
+            f"memory #{memory.id} is constitutional; agents cannot {verb} it through the API"
+        )
+    if memory.immutable_tags:
+        raise ImmutableMemory(f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))}")
+    category_config().check(current_agent().role, [memory.category])
+
+
+def _proposed(patch) -> tuple[PatchProposed, int]:
+    message = (
+        f"{patch.field} is a sensitive field: the change is held as patch {patch.id} until the user consents "
+        f"(POST /api/v1/patches/{patch.id}/confirm), at most until {patch.expires_at:%Y-%m-%d %H:%M} UTC"
+    )
+    return PatchProposed(message=message, patch=patch_out(patch)), 202
+
+
+# ----- writes -----
+
+
+@api.route(
+    "/memory",
+    "POST",
+    summary="Save a memory (sensitive user-context fields wait for consent)",
+    tag="memory",
+    body=MemoryCreate,
+    responses={201: MemoryWritten, 202: PatchProposed},
+    errors=(403, 409),
+)
+def create_memory(body: MemoryCreate):
+    """Content is normalised and checked against the writing rules of its type (spec 003 §9); a violation is
+    a 422 whose `rule` names it. Saved through the one mutation path, audited, as actor `agent`."""
+    agent = current_agent()
+    category_config().check(agent.role, [body.category])
+    if body.constitutional:
+        raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
+    content = mutations.clean_content(writing.check_content(body.memory_type, body.content))
+    tags = mutations.clean_tags(body.tags + ([patches.FIELD_TAG_PREFIX + body.field] if body.field else []))
+    fields = body.model_dump(
+        include={
+            "memory_type",
+            "category",
+            "importance",
+            "pinned",
+            "user_id",
+            "thread_id",
+            "run_id",
+            "actor_id",
+            "role",
+        }
+    )
+    fields["tags"] = tags
+    sensitive = patches.sensitive_fields(tags)
+    if sensitive:
+        patch = patches.propose(agent.id, "create", sensitive[0], {"content": content, **fields})
+        events.note(
+            agent.id,
+            "create",
+            "skipped",
+            user_id=body.user_id,
+            thread_id=body.thread_id,
+            category=body.category,
+        )
+        return _proposed(patch)
+    memory = mutations.create_memory(agent.id, content, actor=AGENT, **fields)
+    return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory)), 201
+
+
+@api.route(
+    "/memory/<int:memory_id>",
+    "GET",
+    summary="Read one of your active memories",
+    tag="memory",
+    responses={200: MemoryOut},
+    errors=(403,),
+)
+def get_memory(memory_id: int):
+    """Soft-deleted memories are not found here (their text appears only in history and the export)."""
+    memory = _own(memory_id)
+    category_config().check(current_agent().role, [memory.category])
+    return memory_out(memory)
+
+
+@api.route(
+    "/memory/<int:memory_id>",
+    "PATCH",
+    summary="Update one of your memories",
+    tag="memory",
+    body=MemoryUpdate,
+    responses={200: MemoryWritten, 202: PatchProposed},
+    errors=(403, 409),
+)
+def update_memory(memory_id: int, body: MemoryUpdate):
+    """Constitutional and audio/somatic/voice-tagged memories are refused (409). A memory tagged with a
+    sensitive field, or a change that would tag one, is held for consent (202)."""
+    agent = current_agent()
+    memory = _own(memory_id)
+    _writable(memory, "update")
+    changes = body.model_dump(exclude_unset=True)
+    field = changes.pop("field", None)
+    if "category" in changes:
+        category_config().check(agent.role, [changes["category"]])
+    if field:
+        changes["tags"] = list(changes.get("tags", memory.tags or [])) + [patches.FIELD_TAG_PREFIX + field]
+    if "tags" in changes:
+        changes["tags"] = mutations.clean_tags(changes["tags"])
+    if "content" in changes or "memory_type" in changes:
+        checked = writing.check_content(
+            changes.get("memory_type", memory.memory_type), changes.get("content", memory.content)
+        )
+        if "content" in changes:
+            changes["content"] = mutations.clean_content(checked)
+    sensitive = patches.sensitive_fields(list(memory.tags or []) + list(changes.get("tags", [])))
+    if sensitive:
+        patch = patches.propose(agent.id, "update", sensitive[0], changes, memory_id=memory.id)
+        events.note(agent.id, "update", "skipped", memory_id=memory.id, category=memory.category)
+        return _proposed(patch)
+    memory = mutations.update_memory(agent.id, memory.id, actor=AGENT, **changes)
+    return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory))
+
+
+@api.route(
+    "/memory/<int:memory_id>",
+    "DELETE",
+    summary="Soft-delete one of your memories",
+    tag="memory",
+    responses={200: MemoryDeleted},
+    errors=(403, 409),
+)
+def delete_memory(memory_id: int):
+    """Restorable by an admin and reversible in the Time Machine; constitutional memories are refused (409)."""
+    agent = current_agent()
+    memory = _own(memory_id)
+    _writable(memory, "delete")
+    (memory,) = mutations.soft_delete_memories(agent.id, [memory.id], actor=AGENT, reason="agent api")
+    return MemoryDeleted(id=memory.id, deleted_at=memory.deleted_at, rev=memory_rev(agent.id, memory))
+
+
+# ----- history and export -----
+
+
+@api.route(
+    "/memory/<int:memory_id>/history",
+    "GET",
+    summary="A memory's history (spec 003 §8), newest first",
+    tag="memory",
+    args=HistoryArgs,
+    responses={200: HistoryOut},
+    errors=(403,),
+)
+def memory_history(memory_id: int, args: HistoryArgs):
+    """Every audited change with the state before and after, text included (your own memory); text removed
+    by a TTL purge shows as `redacted`. Works for deleted and purged memories too."""
+    agent = current_agent()
+    found, more = history.memory_history(agent.id, memory_id, limit=args.limit)
+    category_config().check(agent.role, [history.last_known_category(agent.id, memory_id)])
+    return HistoryOut(memory_id=memory_id, events=[history_event_out(e) for e in found], more=more)
+
+
+@api.route(
+    "/export",
+    "GET",
+    summary="Export everything you hold about one user (JSON lines)",
+    tag="memory",
+    args=ExportArgs,
+    responses={200: ExportLine},
+    media_type="application/x-ndjson",
+)
+def export_user(args: ExportArgs):
+    """One line per memory about `user_id` in your categories — active and soft-deleted (flagged) — with
+    its history, oldest event first; the last line is a summary. Streamed."""
+    agent_id, user_id, categories = current_agent().id, args.user_id, allowed_categories()
+
+    def lines():
+        count = 0
+        for item in history.export_user(agent_id, user_id, categories):
+            memory = item["memory"]
+            line = ExportLine(
+                type="memory",
+                memory=memory_out(memory),
+                deleted=item["deleted"],
+                deleted_at=memory.deleted_at,
+                history=[history_event_out(e) for e in item["history"]],
+            )
+            count += 1
+            yield line.model_dump_json(by_alias=True) + "\n"
+        yield (
+            json.dumps({"type": "summary", "user_id": user_id, "memories": count}, separators=(",", ":"))
+            + "\n"
+        )
+
+    return Response(stream_with_context(lines()), mimetype="application/x-ndjson")

@@ -1,0 +1,107 @@
+"""memory.query (spec 003 §6): the one retrieval call, with the delta header of spec 003 §1."""
+
+from __future__ import annotations
+
+from models import DomainError, access, changelog, estimate_tokens, events, query
+
+from . import api
+from .auth import category_config, current_agent
+from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut
+
+
+class AgentScopeForbidden(DomainError):
+    code = "agent_scope"
+    http_status = 403
+
+
+@api.route(
+    "/memory/query",
+    "POST",
+    summary="memory.query: ranked retrieval within your allowlist",
+    tag="memory",
+    body=MemoryQuery,
+    responses={200: QueryOut},
+    errors=(403,),
+)
+def memory_query(body: MemoryQuery):
+    """Lexical relevance (full-text search) combined with recency and importance, every filter applied in
+    SQL. The answer, delta header included, never exceeds `budget_tokens` (estimated as ceil(chars / 4))."""
+    agent = current_agent()
+    filters = body.filters.model_dump(exclude_none=True) if body.filters else {}
+    try:
+        if body.agent is not None and body.agent not in (agent.name, agent.role):
+            raise AgentScopeForbidden("`agent` must be your own name or role")
+        if "agent_id" in filters and str(filters.pop("agent_id")) not in (str(agent.id), agent.name):
+            raise AgentScopeForbidden(
+                "filters.agent_id may only name you: an agent reads its own memories only"
+            )
+        config = category_config()
+        allowed = list(config.allowed_for(agent.role))
+        requested = list(dict.fromkeys(body.categories)) if body.categories is not None else allowed
+        only = filters.pop("category", None)
+        config.check(agent.role, requested + ([only] if only else []))
+        categories = [c for c in requested if only is None or c == only]
+        hits = query.search(
+            agent.id,
+            text=body.query,
+            categories=categories,
+            filters=filters,
+            top_k=body.top_k,
+            threshold=body.threshold,
+            rag_caps={k: v for k, v in config.rag_caps(categories).items() if v < body.top_k},
+        )
+    except DomainError:
+        events.note(agent.id, "search", "error", user_id=filters.get("user_id"), thread_id=body.thread_id)
+        raise
+
+    used, delta_out, rev = 0, None, None
+    if body.thread_id is not None:
+        if body.since_rev is not None:
+            delta = changelog.delta_since(agent.id, body.thread_id, body.since_rev, allowed)
+            rev = delta.rev
+            bullets = list(delta.bullets)
+            while (
+                bullets
+                and estimate_tokens(changelog.Delta(delta.since_rev, rev, 0, bullets).header)
+                > body.budget_tokens
+            ):
+                bullets.pop(0)  # the oldest of the (at most three) changes goes first
+            if bullets:
+                header = changelog.Delta(delta.since_rev, rev, delta.changes, bullets).header
+                used = estimate_tokens(header)
+                delta_out = DeltaOut(
+                    since_rev=delta.since_rev, rev=rev, changes=delta.changes, header=header, bullets=bullets
+                )
+        else:
+            rev = changelog.current_revision(agent.id, body.thread_id)
+
+    results: list[Bullet | FullResult] = []
+    omitted = 0
+    for hit in hits:
+        if body.return_ == "bullets":
+            item = Bullet(id=hit.id, category=hit.category, text=f"[{hit.category}] {hit.content}")
+            cost = estimate_tokens(item.text)
+        else:
+            item = FullResult(
+                **{k: v for k, v in vars(hit).items() if k != "token_estimate"}, tokens=hit.token_estimate
+            )
+            cost = estimate_tokens(item.model_dump_json())
+        if used + cost > body.budget_tokens:
+            omitted += 1
+            continue
+        used += cost
+        results.append(item)
+
+    access.touch([r.id for r in results])
+    best = hits[0].relevance if hits else None
+    events.note(agent.id, "search", "ok", user_id=filters.get("user_id"), thread_id=body.thread_id, sim=best)
+    return QueryOut(
+        return_=body.return_,
+        results=results,
+        tokens_used=used,
+        budget_tokens=body.budget_tokens,
+        omitted=omitted,
+        thread_id=body.thread_id,
+        rev=rev,
+        delta=delta_out,
+    )

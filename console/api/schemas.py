@@ -1,0 +1,448 @@
+"""Request and response models of the agent API: they validate every request and they are the
+OpenAPI document's schemas (console/api/spec.py generates it from them).
+
+Requests are strict (no coercion: "5" is not 5, 1 is not true) and forbid unknown fields; strings
+refuse NUL characters, which neither database stores.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+    model_validator,
+)
+
+from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
+from models.mutations import MAX_REFINEMENT_PROMPT_CHARS, MAX_TAG_CHARS, MAX_TAGS
+
+NO_NUL = r"^[^\x00]*$"
+MAX_ID = 2**31 - 1
+
+
+def _utc(value: datetime) -> str:
+    return value.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
+# Stored times are naive UTC; on the wire they are RFC 3339 with a Z.
+UtcDatetime = Annotated[
+    datetime,
+    PlainSerializer(_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
+Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=NO_NUL)]
+Role = Annotated[str, Field(min_length=1, max_length=32, pattern=NO_NUL)]
+CategoryName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=NO_NUL)]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=NO_NUL)]
+FieldName = Annotated[str, Field(min_length=1, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")]
+MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
+Importance = Annotated[int, Field(ge=1, le=5)]
+MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class QueryArgs(BaseModel):
+    """Query-string parameters: text by nature, so numbers are parsed from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class ErrorOut(BaseModel):
+    """Every error: a stable code and a message that never quotes memory content."""
+
+    model_config = ConfigDict(extra="allow")
+
+    error: str = Field(description="Machine-readable code, e.g. invalid, not_found, category_not_allowed.")
+    message: str
+
+
+# ----- memory.query -----
+
+
+class QueryFilters(Request):
+    """Optional filters, all applied in SQL. `agent_id` may only name the caller (403 otherwise)."""
+
+    user_id: Ident | None = None
+    agent_id: Ident | MemoryId | None = None
+    run_id: Ident | None = None
+    actor_id: Ident | None = None
+    role: Role | None = None
+    thread_id: Ident | None = None
+    category: CategoryName | None = None
+    pinned: bool | None = None
+    importance_min: Importance | None = None
+    importance_max: Importance | None = None
+    updated_after: datetime | date | None = Field(
+        default=None, description="Inclusive; a date means 00:00 UTC."
+    )
+    updated_before: datetime | date | None = Field(
+        default=None, description="Exclusive; a date means 00:00 UTC."
+    )
+
+
+class MemoryQuery(Request):
+    """spec 003 §6. Categories default to the caller's whole allowlist; naming one outside it is a 403."""
+
+    agent: Annotated[str, Field(min_length=1, max_length=120, pattern=NO_NUL)] | None = Field(
+        default=None, description="Optional: the caller's name or role; anything else is a 403."
+    )
+    query: Annotated[str, Field(max_length=1000, pattern=NO_NUL)] = Field(
+        default="",
+        description="Words to search for (any of them; more matches rank higher). Empty: by recency.",
+    )
+    categories: Annotated[list[CategoryName], Field(max_length=32)] | None = None
+    filters: QueryFilters | None = None
+    top_k: Annotated[int, Field(ge=1, le=50)] = 5
+    return_: Literal["bullets", "full"] = Field(default="bullets", alias="return")
+    budget_tokens: Annotated[int, Field(ge=1, le=32_000)] = 512
+    threshold: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        default=None, description="Drop results whose relevance (1.0 = the best lexical match) is below this."
+    )
+    thread_id: Ident | None = Field(
+        default=None, description="The conversation thread, for the delta header."
+    )
+    since_rev: Annotated[int, Field(ge=0, le=2**53)] | None = Field(
+        default=None,
+        description="The thread revision last seen; the answer then starts with what changed since.",
+    )
+
+
+class Bullet(Response):
+    id: int
+    category: str
+    text: str
+
+
+class FullResult(Response):
+    id: int
+    category: str
+    memory_type: str
+    content: str
+    tags: list[str]
+    importance: int | None
+    pinned: bool
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    actor_id: str | None
+    role: str | None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    last_accessed_at: UtcDatetime | None
+    relevance: float | None
+    score: float
+    tokens: int
+
+
+class DeltaOut(Response):
+    since_rev: int
+    rev: int
+    changes: int = Field(description="Changes since `since_rev` in your categories; at most 3 are shown.")
+    header: str
+    bullets: list[str]
+
+
+class QueryOut(Response):
+    return_: Literal["bullets", "full"] = Field(alias="return")
+    results: list[Bullet | FullResult]
+    tokens_used: int = Field(
+        description="Estimated tokens of the header and results returned; <= budget_tokens."
+    )
+    budget_tokens: int
+    omitted: int = Field(description="Ranked results left out to stay within the budget.")
+    thread_id: str | None
+    rev: int | None = Field(description="The thread's current revision, when a thread_id was given.")
+    delta: DeltaOut | None
+
+
+# ----- memories -----
+
+
+class MemoryCreate(Request):
+    """A new memory. Content is checked against spec 003 §9 for its type (422 naming the rule)."""
+
+    content: Content
+    memory_type: MemoryType = "semantic"
+    category: CategoryName
+    importance: Importance | None = None
+    pinned: bool = False
+    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
+    field: FieldName | None = Field(
+        default=None,
+        description="The user-context field this memory sets (tagged field:<name>). Sensitive fields "
+        "(preferred_name, pronouns, city, language) are held as a proposed patch until the user consents.",
+    )
+    constitutional: bool = Field(default=False, description="Agents may not set it through the API (409).")
+    user_id: Ident | None = None
+    thread_id: Ident | None = None
+    run_id: Ident | None = None
+    actor_id: Ident | None = None
+    role: Role | None = None
+
+
+class MemoryUpdate(Request):
+    """Fields to change; omitted fields stay. Scoping ids and importance may be set to null."""
+
+    content: Content = None  # type: ignore[assignment]
+    memory_type: MemoryType = None  # type: ignore[assignment]
+    category: CategoryName = None  # type: ignore[assignment]
+    importance: Importance | None = None
+    pinned: bool = None  # type: ignore[assignment]
+    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = None  # type: ignore[assignment]
+    field: FieldName | None = None
+    user_id: Ident | None = None
+    thread_id: Ident | None = None
+    run_id: Ident | None = None
+    actor_id: Ident | None = None
+    role: Role | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> MemoryUpdate:
+        if not self.model_fields_set - {"field"}:
+            raise ValueError("nothing to update")
+        return self
+
+
+class MemoryOut(Response):
+    id: int
+    memory_type: str
+    content: str
+    category: str | None
+    tags: list[str]
+    importance: int | None
+    pinned: bool
+    constitutional: bool
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    actor_id: str | None
+    role: str | None
+    token_estimate: int
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    last_accessed_at: UtcDatetime | None
+
+
+class MemoryWritten(Response):
+    memory: MemoryOut
+    rev: int | None = Field(
+        description="The memory's thread revision after this write (null without a thread)."
+    )
+
+
+class MemoryDeleted(Response):
+    id: int
+    deleted_at: UtcDatetime
+    rev: int | None
+
+
+class PatchOut(Response):
+    id: int
+    op: Literal["create", "update"]
+    field: str
+    memory_id: int | None
+    status: Literal["pending", "confirmed", "rejected", "expired", "stale"]
+    changes: dict[str, Any] | None = Field(description="The held write while pending; emptied once decided.")
+    created_at: UtcDatetime
+    expires_at: UtcDatetime
+    decided_at: UtcDatetime | None
+    decided_by: str | None
+    result_memory_id: int | None
+
+
+class PatchProposed(Response):
+    status: Literal["proposed"] = "proposed"
+    message: str
+    patch: PatchOut
+
+
+class PatchList(Response):
+    patches: list[PatchOut]
+
+
+class PatchListArgs(QueryArgs):
+    status: Literal["pending", "confirmed", "rejected", "expired", "stale"] | None = None
+
+
+class ConfirmPatch(Request):
+    source: Literal["chat_ack", "ui"] = Field(
+        default="chat_ack",
+        description="How the user consented: an explicit acknowledgement in chat, or a UI.",
+    )
+
+
+class PatchDecided(Response):
+    patch: PatchOut
+    memory: MemoryOut | None
+    rev: int | None
+
+
+# ----- history and export -----
+
+
+class HistoryArgs(QueryArgs):
+    limit: Annotated[int, Field(ge=1, le=200)] = 50
+
+
+class MemoryState(Response):
+    content: str | None = Field(description="The text at that point; null when redacted by a TTL purge.")
+    redacted: bool
+    memory_type: str | None
+    category: str | None
+    tags: list[str] | None
+    importance: int | None
+    pinned: bool | None
+    constitutional: bool | None
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    actor_id: str | None
+    role: str | None
+    content_hash: str | None
+    token_estimate: int | None
+    created_at: UtcDatetime | None
+    updated_at: UtcDatetime | None
+    deleted_at: UtcDatetime | None
+    purge_at: UtcDatetime | None
+
+
+class HistoryEventOut(Response):
+    id: int
+    event: str = Field(description="ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK or TTL (spec 003 §8).")
+    action: str
+    actor: str
+    session_id: int | None
+    ts: UtcDatetime
+    old: MemoryState | None
+    new: MemoryState | None
+    meta: dict[str, Any]
+
+
+class HistoryOut(Response):
+    memory_id: int
+    events: list[HistoryEventOut]
+    more: bool
+
+
+class ExportArgs(QueryArgs):
+    user_id: Ident
+
+
+class ExportLine(Response):
+    """One line of the JSON-lines export: a memory with its history, then a closing summary line."""
+
+    type: Literal["memory", "summary"]
+    memory: MemoryOut | None = None
+    deleted: bool | None = None
+    deleted_at: UtcDatetime | None = None
+    history: list[HistoryEventOut] | None = None
+    user_id: str | None = None
+    memories: int | None = None
+
+
+# ----- the agent's own settings -----
+
+
+class AgentOut(Response):
+    id: int
+    name: str
+    role: str | None
+    active: bool
+    core_token_budget: int
+    core_token_usage: int
+    min_retention: float
+    mechanic_preconsent: bool
+    has_refinement_prompt: bool
+    categories: list[str] = Field(description="The categories your role may read and write.")
+
+
+class RefinementPromptOut(Response):
+    refinement_prompt: str | None
+    is_default: bool = Field(
+        description="True when no prompt of your own is set (the conservative default applies)."
+    )
+    max_chars: int = MAX_REFINEMENT_PROMPT_CHARS
+
+
+class RefinementPromptIn(Request):
+    refinement_prompt: (
+        Annotated[str, Field(max_length=MAX_REFINEMENT_PROMPT_CHARS, pattern=NO_NUL)] | None
+    ) = Field(description="Your own refinement instructions; null or blank restores the default.")
+
+
+class PreconsentIn(Request):
+    preconsent: bool
+
+
+class PreconsentOut(Response):
+    mechanic_preconsent: bool
+
+
+class GrantOut(Response):
+    id: int
+    purpose: str
+    scope: Literal["all", "ids"]
+    memory_ids: list[int]
+    duration_minutes: int
+    status: Literal["pending", "active", "declined", "revoked", "expired"]
+    requested_at: UtcDatetime
+    decided_at: UtcDatetime | None
+    decided_by: str | None
+    expires_at: UtcDatetime | None
+    revoked_at: UtcDatetime | None
+    seconds_left: int
+
+
+class GrantList(Response):
+    grants: list[GrantOut]
+
+
+# ----- checkpoints -----
+
+
+def _finite_json(value: dict[str, Any]) -> dict[str, Any]:
+    """Only what JSON can carry: 1e400 parses as infinity, which neither database stores as JSON."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise ValueError("checkpoint_data must not contain infinite numbers") from None
+    return value
+
+
+OptionalUser = Annotated[str, Field(max_length=128, pattern=NO_NUL)]
+
+
+class CheckpointIn(Request):
+    user_id: OptionalUser = Field(default="", description="The user the thread belongs to ('' for none).")
+    checkpoint_data: Annotated[dict[str, Any], AfterValidator(_finite_json)] = Field(
+        description="Any JSON object up to 1 MiB (compact encoding)."
+    )
+
+
+class CheckpointArgs(QueryArgs):
+    user_id: OptionalUser = ""
+
+
+class CheckpointOut(Response):
+    thread_id: str
+    user_id: str
+    checkpoint_data: dict[str, Any]
+    size_bytes: int
+    created_at: UtcDatetime
+    updated_at: UtcDatetime

@@ -1,0 +1,88 @@
+"""Supervisor checkpoints (spec 003 §15): one JSON document per (agent, user, thread), upserted."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import atomic, db, utcnow
+from .errors import DomainError, NotFound
+
+MAX_CHECKPOINT_BYTES = 1_048_576  # 1 MiB of compact JSON
+
+
+class CheckpointTooLarge(DomainError):
+    code = "checkpoint_too_large"
+    http_status = 413
+
+
+class SupervisorCheckpoint(db.Model):
+    __tablename__ = "supervisor_checkpoints"
+    __table_args__ = (
+        Index("uq_supervisor_checkpoints_owner_thread", "agent_id", "user_id", "thread_id", unique=True),
+        Index("ix_supervisor_checkpoints_updated", "updated_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
+    user_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    thread_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    checkpoint_data: Mapped[Any] = mapped_column(JSON, nullable=False)
+    size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+
+def checkpoint_size(data: Any) -> int:
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def save_checkpoint(
+    agent_id: int, user_id: str, thread_id: str, data: Any
+) -> tuple[SupervisorCheckpoint, bool]:
+    """Create or replace the checkpoint (one upsert, safe under concurrency); returns it and whether
+    it was new. More than 1 MiB of JSON: 413, nothing written."""
+    size = checkpoint_size(data)
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointTooLarge(
+            f"checkpoint is {size:,} bytes of JSON; the limit is {MAX_CHECKPOINT_BYTES:,}",
+            limit=MAX_CHECKPOINT_BYTES,
+        )
+    table = SupervisorCheckpoint.__table__
+    insert = postgresql.insert if db.session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    now = utcnow()
+    stmt = insert(table).values(
+        agent_id=agent_id,
+        user_id=user_id,
+        thread_id=thread_id,
+        checkpoint_data=data,
+        size_bytes=size,
+        created_at=now,
+        updated_at=now,
+    )
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[table.c.agent_id, table.c.user_id, table.c.thread_id],
+        set_={"checkpoint_data": stmt.excluded.checkpoint_data, "size_bytes": size, "updated_at": now},
+    ).returning(table.c.id, table.c.created_at)
+    with atomic():
+        row_id, created_at = db.session.execute(stmt).one()
+    row = db.session.get(SupervisorCheckpoint, row_id, populate_existing=True)
+    return row, created_at == now
+
+
+def load_checkpoint(agent_id: int, user_id: str, thread_id: str) -> SupervisorCheckpoint:
+    row = db.session.scalar(
+        select(SupervisorCheckpoint).where(
+            SupervisorCheckpoint.agent_id == agent_id,
+            SupervisorCheckpoint.user_id == user_id,
+            SupervisorCheckpoint.thread_id == thread_id,
+        )
+    )
+    if row is None:
+        raise NotFound(f"no checkpoint for thread {thread_id!r}")
+    return row

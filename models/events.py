@@ -1,0 +1,127 @@
+"""Operational events (spec 003 §14): what happened to memory, where and when, without content.
+
+Writes are recorded in the transaction of the change itself (from the audit hook, so every path —
+agent API, refinement, jobs, console — is covered). Reads (memory.query searches) and refused or
+deferred writes are buffered and inserted in batches, off the request's hot path.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, insert
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .access import batch
+from .db import db, utcnow
+
+NODES = ("hotpath", "context", "episodic", "worker", "console")
+# Audit actions -> the op of spec 003 §14 (classify | search | create | update | merge | delete, plus ttl,
+# restore and rollback). Actions that change no memory text or state an agent would see are not events.
+OPS = {
+    "create": "create",
+    "import": "create",
+    "refinement_journal": "create",
+    "update": "update",
+    "protect": "update",
+    "unprotect": "update",
+    "consolidate": "merge",
+    "delete": "delete",
+    "dedup": "delete",
+    "restore": "restore",
+    "rollback": "rollback",
+    "ttl_expire": "ttl",
+    "purge": "ttl",
+}
+
+
+class OpEvent(db.Model):
+    __tablename__ = "events"
+    __table_args__ = (
+        Index("ix_events_user_ts", "user_id", "ts"),
+        Index("ix_events_node_ts", "node", "ts"),
+        Index("ix_events_agent_ts", "agent_id", "ts"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
+    user_id: Mapped[str | None] = mapped_column(String(128))
+    thread_id: Mapped[str | None] = mapped_column(String(128))
+    node: Mapped[str] = mapped_column(String(16), nullable=False)
+    op: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)  # ok | error | skipped
+    memory_id: Mapped[int | None] = mapped_column(Integer)
+    category: Mapped[str | None] = mapped_column(String(64))
+    sim: Mapped[float | None] = mapped_column(Float)
+    ts: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+
+def node_for(actor: str, session_id: int | None) -> str:
+    """The agent API is the hot path; sessions and jobs are workers; admins act in the console."""
+    if actor.startswith("admin:"):
+        return "console"
+    if actor.startswith("system:") or session_id is not None:
+        return "worker"
+    return "hotpath"
+
+
+def record_write(record: Any) -> None:
+    """Add the event of one audited memory change to the current transaction."""
+    op = OPS.get(record.action)
+    if op is None:
+        return
+    snap = record.after or record.before or {}
+    db.session.add(
+        OpEvent(
+            agent_id=record.agent_id,
+            user_id=snap.get("user_id"),
+            thread_id=snap.get("thread_id"),
+            node=node_for(record.actor, record.session_id),
+            op=op,
+            status="ok",
+            memory_id=record.memory_id,
+            category=snap.get("category"),
+            ts=record.created_at,
+        )
+    )
+
+
+def _write_events(rows: list[dict[str, Any]]) -> None:
+    with db.engine.begin() as conn:
+        conn.execute(insert(OpEvent.__table__), rows)
+
+
+def note(
+    agent_id: int,
+    op: str,
+    status: str,
+    *,
+    node: str = "hotpath",
+    user_id: str | None = None,
+    thread_id: str | None = None,
+    memory_id: int | None = None,
+    category: str | None = None,
+    sim: float | None = None,
+) -> None:
+    """Buffer an event that belongs to no memory transaction (a search, a refused or deferred write)."""
+    batch("events", _write_events).add(
+        [
+            {
+                "agent_id": agent_id,
+                "user_id": user_id,
+                "thread_id": thread_id,
+                "node": node,
+                "op": op,
+                "status": status,
+                "memory_id": memory_id,
+                "category": category,
+                "sim": sim,
+                "ts": utcnow(),
+            }
+        ]
+    )
+
+
+def flush_events() -> int:
+    return batch("events", _write_events).flush()

@@ -1,0 +1,364 @@
+"""memory.query (spec 003 §6): ranked retrieval over one agent's active memories, filtered in SQL.
+
+Every filter — the agent, the allowed categories, soft-deletion, the request's filters — is a
+WHERE clause of the one statement; nothing is filtered in Python afterwards. Ranking combines:
+
+- lexical relevance: PostgreSQL full-text search (`ts_rank` over the stored, GIN-indexed
+  `fts_vector` = to_tsvector('english', content)), or SQLite FTS5 (`bm25` over
+  `agent_memories_fts`); either score is squashed to [0, 1) and divided by the best score among
+  the candidates, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones;
+- recency: 1 / (1 + age in units of 30 days), by `updated_at`;
+- importance: (importance - 1) / 4, unrated memories counting as 2;
+- the relations boost (spec 003 §2), when the relations layer is installed: + 0.1 x the strength of
+  the memory's strongest edge, applied when re-ranking the leaders.
+
+score = 0.6 relevance + 0.25 recency + 0.15 importance (without query words: 0.6 recency + 0.4
+importance). Words are OR-ed: a memory matching more of them ranks higher.
+
+Bounded work, whatever the words (see `_pool`): a query whose words match at most EXACT_LIMIT memories
+ranks every match; one of common words ("user") ranks the newest POOL_ANY matches plus up to POOL_ALL
+memories containing every word — recency weighs in the score anyway — instead of scoring a large part
+of the agent's memory on every call. The recency index and a GIN index without a pending list keep
+both paths short; the worst case is words matching just over EXACT_LIMIT memories.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import (
+    DateTime,
+    Float,
+    Index,
+    String,
+    bindparam,
+    case,
+    cast,
+    column,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    table,
+    text,
+    union,
+)
+
+from .db import db, utcnow
+from .memory import AgentMemory
+
+MAX_TERMS = 16
+MAX_TERM_CHARS = 64
+W_RELEVANCE, W_RECENCY, W_IMPORTANCE = 0.6, 0.25, 0.15
+W_RELATED = 0.1  # spec 003 §2: a small boost by the strongest relation edge of the memory
+EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see _pool)
+POOL_ALL = 500  # candidates containing every query word
+POOL_ANY = 50  # candidates containing any query word, newest first (>= the largest top_k)
+POOL_RECENT = 500  # without query words: the newest memories, ranked by recency and importance
+POOL_SQLITE = 1000  # SQLite: candidates containing any query word, newest first
+RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
+RECENCY_DAYS = 30.0
+DEFAULT_IMPORTANCE = 2
+EQUALITY_FILTERS = ("user_id", "run_id", "actor_id", "role", "thread_id")
+FTS_CONFIG = literal_column("'english'::regconfig")
+
+_fts = table("agent_memories_fts", column("rowid"))
+_CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
+_PG_VECTOR = literal_column("agent_memories.fts_vector")  # stored to_tsvector('english', content)
+
+# Declared on agent_memories here, next to the query that needs them (created by migration 0003): the
+# candidate pool walks an agent's active memories newest first, overall or for one user (user_id is the
+# scoping filter of spec 003 §6.1 that nearly every call carries).
+for _name, _columns in (
+    ("ix_agent_memories_agent_recent", (AgentMemory.agent_id, AgentMemory.updated_at)),
+    ("ix_agent_memories_agent_user", (AgentMemory.agent_id, AgentMemory.user_id, AgentMemory.updated_at)),
+):
+    Index(
+        _name,
+        *_columns,
+        postgresql_where=AgentMemory.deleted_at.is_(None),
+        sqlite_where=AgentMemory.deleted_at.is_(None),
+    )
+
+
+@dataclass
+class Hit:
+    id: int
+    category: str | None
+    memory_type: str
+    content: str
+    tags: list
+    importance: int | None
+    pinned: bool
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    actor_id: str | None
+    role: str | None
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime | None
+    token_estimate: int
+    relevance: float | None
+    score: float
+
+
+def query_terms(text: str | None) -> list[str]:
+    """Words of the query (letters and digits only), lower-cased, de-duplicated, at most 16."""
+    words = re.findall(r"[^\W_]+", (text or "").lower())
+    words = [w[:MAX_TERM_CHARS] for w in words if w not in ("or", "and", "not")]
+    return list(dict.fromkeys(words))[:MAX_TERMS]
+
+
+def _as_datetime(value: date | datetime) -> datetime:
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return value
+    return datetime.combine(value, time.min)
+
+
+_T = AgentMemory.__table__
+_IMPORTANCE = func.coalesce(_T.c.importance, DEFAULT_IMPORTANCE)
+# Filter name -> (its WHERE clause, with a bound parameter f_<name>; how the value is converted).
+FILTERS = {
+    **{name: (_T.c[name] == bindparam(f"f_{name}"), None) for name in EQUALITY_FILTERS},
+    "pinned": (_T.c.pinned == bindparam("f_pinned"), bool),
+    "importance_min": (bindparam("f_importance_min") <= _IMPORTANCE, None),
+    "importance_max": (bindparam("f_importance_max") >= _IMPORTANCE, None),
+    "updated_after": (_T.c.updated_at >= bindparam("f_updated_after", type_=DateTime), _as_datetime),
+    "updated_before": (_T.c.updated_at < bindparam("f_updated_before", type_=DateTime), _as_datetime),
+}
+RESULT_COLUMNS = (
+    "id", "category", "memory_type", "content", "tags", "importance", "pinned", "user_id", "thread_id",
+    "run_id", "actor_id", "role", "created_at", "updated_at", "last_accessed_at", "token_estimate",
+)  # fmt: skip
+
+
+def _recency(dialect: str):
+    now = bindparam("now", type_=DateTime)
+    if dialect == "postgresql":
+        age_days = func.greatest(0.0, func.extract("epoch", now - _T.c.updated_at) / 86400.0)
+    else:
+        age_days = func.max(0.0, func.julianday(now) - func.julianday(_T.c.updated_at))
+    return 1.0 / (1.0 + age_days / RECENCY_DAYS)
+
+
+def _match(dialect: str, param: str):
+    """The full-text match of the bound query `param`: (extra FROM or None, WHERE clause, tsquery or None)."""
+    if dialect == "postgresql":
+        tsquery = func.websearch_to_tsquery(FTS_CONFIG, bindparam(param, type_=String))
+        return None, _PG_VECTOR.op("@@")(tsquery), tsquery
+    return _fts, literal_column("agent_memories_fts").op("MATCH")(bindparam(param, type_=String)), None
+
+
+def _lexical(dialect: str, tsquery):
+    """The raw lexical score in [0, 1) of a matched row."""
+    if dialect == "postgresql":
+        # ts_rank is a float4; in double precision the best match divides to exactly 1.0.
+        return cast(func.ts_rank(_PG_VECTOR, tsquery, 32), Float)
+    # bm25() is negative, better matches more so; x / (1 + x) squashes its magnitude into [0, 1).
+    bm25 = -func.bm25(literal_column("agent_memories_fts"))
+    return bm25 / (1.0 + bm25)
+
+
+def _match_text(dialect: str, terms: list[str], *, every: bool) -> str:
+    """The query words as the engine's query: any of them, or every one of them."""
+    if dialect == "postgresql":  # websearch_to_tsquery syntax: never a syntax error
+        return (" " if every else " or ").join(terms)
+    return (" " if every else " OR ").join(f'"{t}"' for t in terms)  # FTS5: each word a quoted string
+
+
+def _relations_boost(candidate_id):
+    """max_related_strength(memory) of spec 003 §2, when the relations layer is installed."""
+    try:
+        from .relations import MemoryRelation
+    except ImportError:  # the relations layer is not installed
+        return None
+    relations = MemoryRelation.__table__
+    strongest = [
+        select(func.max(relations.c.strength)).where(relations.c[end] == candidate_id).scalar_subquery()
+        for end in ("from_id", "to_id")
+    ]
+    return func.coalesce(strongest[0], 0.0), func.coalesce(strongest[1], 0.0)
+
+
+def _scored_columns(dialect: str, tsquery=None, *, lexical: bool = True) -> list:
+    """What the ranking needs of a candidate: id, category, recency, importance, and lexical score."""
+    columns = [
+        _T.c.id,
+        _T.c.category,
+        _recency(dialect).label("recency"),
+        ((_IMPORTANCE - 1) / 4.0).label("imp"),
+    ]
+    if lexical:
+        columns.append(_lexical(dialect, tsquery).label("lexical"))
+    return columns
+
+
+def _pool(dialect: str, where: list, words: int):
+    """The candidates to rank (id, category, recency, imp, lexical), at bounded cost whatever the words.
+
+    PostgreSQL, adaptively: fetch up to EXACT_LIMIT + 1 matches of any word (a GIN bitmap, or a short
+    sequential run; unordered, so bounded either way). When there are at most EXACT_LIMIT, every match
+    is a candidate and the ranking is exact. When there are more, the words are common: the candidates
+    are the POOL_ANY newest matches — walked along the recency index with the match tested per row
+    (wrapped in coalesce so the planner cannot switch to fetching every match through the GIN index) —
+    plus up to POOL_ALL memories containing every word, so a rare word's hits are never crowded out.
+    EXACT_LIMIT and POOL_ANY balance the two: the walk costs about POOL_ANY x memories / EXACT_LIMIT rows.
+
+    SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
+    and the POOL_SQLITE newest containing any.
+    """
+    if dialect != "postgresql":
+
+        def newest(param: str, limit: int):
+            fts_table, match, _ = _match(dialect, param)
+            ids = select(_T.c.id).select_from(fts_table.join(_T, _T.c.id == fts_table.c.rowid))
+            return select(ids.where(*where, match).order_by(_T.c.updated_at.desc()).limit(limit).subquery())
+
+        ids = newest("q_any", POOL_SQLITE)
+        if words > 1:
+            ids = union(newest("q_all", POOL_ALL), ids)
+        fts_table, match, _ = _match(dialect, "q_any")
+        return (
+            select(*_scored_columns(dialect))
+            .select_from(fts_table.join(_T, _T.c.id == fts_table.c.rowid))
+            .where(_T.c.id.in_(ids), match)
+        )
+    _, any_word, tsquery = _match(dialect, "q_any")
+    columns = _scored_columns(dialect, tsquery)
+    some = select(_T.c.id).where(*where, any_word).limit(EXACT_LIMIT + 1).cte("some_matches")
+    some = some.prefix_with("MATERIALIZED", dialect="postgresql")
+    found = select(func.count()).select_from(some).scalar_subquery()
+    parts = [select(*columns).where(*where, any_word, found <= EXACT_LIMIT)]
+    newest = (
+        select(*columns)
+        .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
+        .order_by(_T.c.updated_at.desc())
+        .limit(POOL_ANY)
+        .subquery()
+    )
+    parts.append(select(newest))
+    if words > 1:
+        _, every_word, _ = _match(dialect, "q_all")
+        every = select(*columns).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
+        parts.append(select(every))
+    return union(*parts)
+
+
+@lru_cache(maxsize=256)
+def _statement(dialect: str, words: int, filters: tuple[str, ...], capped: tuple[str, ...], threshold: bool):
+    """The query for one shape of request. Every value is a bound parameter, so the statement (and its
+    compiled form) is built once per shape and reused across requests and threads. `words`: how many
+    query words there are (0, 1, or 2 standing for more)."""
+    where = [
+        _T.c.agent_id == bindparam("agent_id"),
+        _T.c.deleted_at.is_(None),
+        _T.c.category.in_(bindparam("categories", expanding=True)),
+        *(FILTERS[name][0] for name in filters),
+    ]
+    if not words:
+        pool = (
+            select(*_scored_columns(dialect, lexical=False))
+            .where(*where)
+            .order_by(_T.c.updated_at.desc())
+            .limit(POOL_RECENT)
+        )
+    else:
+        pool = _pool(dialect, where, words)
+    pool = pool.subquery("candidates")
+
+    if words:
+        best = func.max(pool.c.lexical).over()
+        relevance = case((best > 0, pool.c.lexical / best), else_=0.0)
+        score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
+    else:
+        relevance = cast(literal_column("NULL"), Float)
+        score = 0.6 * pool.c.recency + 0.4 * pool.c.imp
+    ranked = select(pool.c.id, pool.c.category, relevance.label("relevance"), score.label("score")).subquery(
+        "scored"
+    )
+    conditions = []
+    if threshold and words:
+        conditions.append(ranked.c.relevance >= bindparam("threshold"))
+    if capped:  # context mode: at most rag_length results of a category in one answer
+        cap = case({name: bindparam(f"cap_{i}") for i, name in enumerate(capped)}, value=ranked.c.category)
+        in_category = func.row_number().over(partition_by=ranked.c.category, order_by=ranked.c.score.desc())
+        ranked = select(ranked, in_category.label("rank_in_category"), cap.label("cap")).subquery("capped")
+        conditions.append(or_(ranked.c.cap.is_(None), ranked.c.rank_in_category <= ranked.c.cap))
+    leaders = (
+        select(ranked.c.id, ranked.c.relevance, ranked.c.score)
+        .where(*conditions)
+        .order_by(ranked.c.score.desc(), ranked.c.id.desc())
+        .limit(bindparam("leaders"))
+        .subquery("leaders")
+    )
+    final_score = leaders.c.score
+    boost = _relations_boost(leaders.c.id)
+    if boost is not None:
+        strongest = func.greatest(*boost) if dialect == "postgresql" else func.max(*boost)
+        final_score = final_score + W_RELATED * strongest
+    return (
+        select(*(_T.c[name] for name in RESULT_COLUMNS), leaders.c.relevance, final_score.label("score"))
+        .join_from(leaders, _T, _T.c.id == leaders.c.id)
+        .order_by(final_score.desc(), leaders.c.id.desc())
+        .limit(bindparam("top_k"))
+    )
+
+
+def search(
+    agent_id: int,
+    *,
+    text: str | None,
+    categories: Sequence[str],
+    filters: Mapping[str, Any] | None = None,
+    top_k: int = 5,
+    threshold: float | None = None,
+    rag_caps: Mapping[str, int] | None = None,
+    now: datetime | None = None,
+) -> list[Hit]:
+    """The top_k best active memories of this agent in these categories, best first.
+
+    One statement in stages: the candidate pool (every filter and the full-text match, bounded: see
+    `_pool`), scoring (relevance relative to the pool's best), per-category caps, then a re-rank of the
+    leaders with the relations boost, joined to the rows they name.
+    """
+    if not categories:
+        return []
+    terms = query_terms(text)
+    if text and text.strip() and not terms:
+        return []  # a query with no searchable words matches nothing
+    dialect = db.session.get_bind().dialect.name
+    filters = {k: v for k, v in (filters or {}).items() if v is not None and k in FILTERS}
+    capped = tuple(sorted(rag_caps or {}))
+    params: dict[str, Any] = {
+        "agent_id": agent_id,
+        "categories": list(categories),
+        "now": now or utcnow(),
+        "top_k": top_k,
+        "leaders": top_k * RERANK_FACTOR,
+    }
+    for name, value in filters.items():
+        convert = FILTERS[name][1]
+        params[f"f_{name}"] = convert(value) if convert else value
+    for i, name in enumerate(capped):
+        params[f"cap_{i}"] = rag_caps[name]
+    if terms:
+        params["q_any"] = _match_text(dialect, terms, every=False)
+    if len(terms) > 1:
+        params["q_all"] = _match_text(dialect, terms, every=True)
+    if threshold is not None:
+        params["threshold"] = threshold
+    stmt = _statement(dialect, min(len(terms), 2), tuple(sorted(filters)), capped, threshold is not None)
+    if dialect == "postgresql":
+        # psycopg prepares a statement after a few runs, and PostgreSQL then tries one generic plan for
+        # every value; the right plan depends on how common the words are, so plan each search afresh.
+        db.session.execute(_CUSTOM_PLANS)
+    return [Hit(**row._mapping) for row in db.session.execute(stmt, params)]
