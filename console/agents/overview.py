@@ -1,0 +1,89 @@
+"""The figures shown for an agent, on the dashboard (a page of agents) and on its own page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from models import Agent, MechanicGrant, RefinementSession, utcnow
+from models.console_queries import (
+    MemoryStats,
+    TokenSeries,
+    active_grants_by_agent,
+    latest_sessions,
+    memory_stats,
+    session_marks,
+    token_series,
+)
+
+from .history_cache import cached_histories
+from .planning import NextRun, next_refinement, recurring_next_runs
+
+
+@dataclass
+class AgentRow:
+    agent: Agent
+    stats: MemoryStats
+    last: RefinementSession | None
+    series: TokenSeries | None  # None: not cached yet, the page fetches it after rendering
+    next_run: NextRun
+    grant: MechanicGrant | None
+
+    @property
+    def tokens(self) -> int:
+        return self.stats.core_tokens
+
+    @property
+    def over(self) -> bool:
+        return self.tokens > self.agent.core_token_budget
+
+    @property
+    def percent(self) -> int:
+        return min(100, round(100 * self.tokens / max(self.agent.core_token_budget, 1)))
+
+
+def agent_rows(
+    agents: list[Agent], user_id: int, now: datetime | None = None, *, build_histories: bool = True
+) -> list[AgentRow]:
+    """Everything the dashboard shows for a page of agents, in a handful of grouped queries.
+
+    With `build_histories=False`, sparklines not in the cache are left out (series None) for the
+    page to fetch in one request after it has rendered.
+    """
+    now = now or utcnow()
+    ids = [a.id for a in agents]
+    stats = memory_stats(ids)
+    last = latest_sessions(ids)
+    histories = cached_histories(ids, build=build_histories)
+    marks = session_marks(ids)
+    grants = active_grants_by_agent(user_id, ids)
+    runs = recurring_next_runs()
+    return [
+        AgentRow(
+            agent=a,
+            stats=stats[a.id],
+            last=last.get(a.id),
+            series=(
+                token_series(stats[a.id].core_tokens, histories[a.id], marks.get(a.id, []), now)
+                if a.id in histories
+                else None
+            ),
+            next_run=next_refinement(
+                a, stats[a.id].core_tokens, stats[a.id].core_count, last.get(a.id), runs, now
+            ),
+            grant=grants.get(a.id),
+        )
+        for a in agents
+    ]
+
+
+def sparkline_series(agents: list[Agent], now: datetime | None = None) -> dict[int, TokenSeries]:
+    """Sparkline series for these agents, building (and caching) any history not cached yet."""
+    now = now or utcnow()
+    ids = [a.id for a in agents]
+    stats = memory_stats(ids)
+    histories = cached_histories(ids)
+    marks = session_marks(ids)
+    return {
+        a.id: token_series(stats[a.id].core_tokens, histories[a.id], marks.get(a.id, []), now) for a in agents
+    }

@@ -1,0 +1,271 @@
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from flask import abort, flash, request, url_for
+from flask_login import current_user
+
+from console.agents.routes import get_agent
+from console.web.htmx import redirect_to, render
+from models import AuditLog, DomainError, NotFound, RollbackConflict, db
+from models.console_queries import (
+    TimelinePage,
+    audit_texts,
+    memory_stats,
+    rollbacks_of_session,
+    session_metadata,
+    timeline,
+    users_by_id,
+)
+from models.mechanic import active_grant, record_view
+from models.timemachine import (
+    plan_agent_rollback,
+    plan_operation_rollback,
+    plan_session_rollback,
+    rollback_agent,
+    rollback_operation,
+    rollback_session,
+)
+
+from . import bp
+from .describe import actor_label, admin_ids, details
+
+OP_ID = re.compile(r"^[0-9a-f-]{8,36}$")
+
+
+def _int_arg(name: str) -> int | None:
+    value = request.args.get(name, "")
+    return int(value) if value.isdigit() and len(value) < 12 else None
+
+
+def _timeline_context(agent, page: TimelinePage) -> dict:
+    """Labels and, under the admin's live grant, the before/after text of covered records (view recorded)."""
+    users = users_by_id(admin_ids(page.ops))
+    grant = active_grant(agent.id, current_user.id)
+    texts: dict[int, dict] = {}
+    shown: list[int] = []
+    if grant is not None:
+        texts = audit_texts(grant, [r for op in page.ops for r in op.records])
+        shown = sorted({r.memory_id for op in page.ops for r in op.records if r.id in texts})
+    undone = {}
+    for op in page.ops:
+        for record in op.records:
+            scope = (record.data or {}).get("rollback_of") if isinstance(record.data, dict) else None
+            if isinstance(scope, dict) and isinstance(scope.get("target_op_id"), str):
+                undone[scope["target_op_id"]] = op.op_id
+    return {
+        "page": page,
+        "labels": {op.op_id: actor_label(op.actor, users, agent) for op in page.ops},
+        "details": {op.op_id: details(op) for op in page.ops},
+        "undone": undone,
+        "grant": grant,
+        "texts": texts,
+        "shown": shown,
+    }
+
+
+def _recorded(response, context: dict):
+    """A page that showed text under a grant is recorded (after rendering: the commit would expire
+    every row the template still reads). If recording fails, the page is not sent."""
+    if context["shown"]:
+        record_view(context["grant"], current_user.id, request.full_path, context["shown"])
+    return response
+
+
+@bp.get("/agents/<int:agent_id>/audit")
+def agent_timeline(agent_id: int):
+    """Who, what, when, which memories, token delta — per operation, newest first. Text only under a grant."""
+    agent = get_agent(agent_id)
+    memory_id = _int_arg("memory")
+    page = timeline(agent_id=agent.id, memory_id=memory_id, before=_int_arg("before"))
+    context = _timeline_context(agent, page)
+    response = render(
+        "timeline/agent.html",
+        "timeline/_ops.html",
+        agent=agent,
+        memory_id=memory_id,
+        stats=memory_stats([agent.id])[agent.id],
+        scope="agent",
+        **context,
+    )
+    return _recorded(response, context)
+
+
+@bp.get("/sessions/<int:session_id>")
+def session_page(session_id: int):
+    """A refinement session's figures and its own audit timeline, with a one-click rollback."""
+    session = session_metadata(session_id)
+    if session is None:
+        abort(404, description=f"There is no refinement session #{session_id}.")
+    agent = get_agent(session.agent_id)
+    page = timeline(session_id=session.id, before=_int_arg("before"))
+    context = _timeline_context(agent, page)
+    response = render(
+        "timeline/session.html",
+        "timeline/_ops.html",
+        agent=agent,
+        session=session,
+        rollbacks=rollbacks_of_session(agent.id, session),
+        scope="session",
+        **context,
+    )
+    return _recorded(response, context)
+
+
+# ----- rollback: a confirm step that says what will change, then the change -----
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    """ISO 8601 (a datetime-local field too); without an offset it is UTC. Returns naive UTC."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def _confirm(agent, title: str, action_url: str, planner, *, extra: dict | None = None, status: int = 200):
+    plan = conflict = None
+    try:
+        plan = planner().summary
+    except RollbackConflict as err:
+        db.session.rollback()
+        conflict = err.message
+    except NotFound as err:
+        db.session.rollback()
+        abort(404, description=err.message)
+    except DomainError as err:
+        db.session.rollback()
+        conflict = err.message
+    stats = memory_stats([agent.id])[agent.id]
+    return render(
+        "timeline/confirm_page.html",
+        "timeline/_confirm.html",
+        status=status,
+        agent=agent,
+        title=title,
+        action_url=action_url,
+        plan=plan,
+        conflict=conflict,
+        stats=stats,
+        **(extra or {}),
+    )
+
+
+def _op_agent(op_id: str):
+    if not OP_ID.match(op_id):
+        abort(404, description="No such operation.")
+    agent_id = db.session.scalar(db.select(AuditLog.agent_id).where(AuditLog.op_id == op_id).limit(1))
+    if agent_id is None:
+        abort(404, description="No such operation.")
+    return get_agent(agent_id)
+
+
+@bp.get("/rollback/op/<op_id>")
+def confirm_operation(op_id: str):
+    agent = _op_agent(op_id)
+    return _confirm(
+        agent,
+        f"Roll back operation {op_id[:8]}",
+        url_for("timeline.rollback_op", op_id=op_id),
+        lambda: plan_operation_rollback(op_id),
+    )
+
+
+@bp.get("/rollback/session/<int:session_id>")
+def confirm_session(session_id: int):
+    session = session_metadata(session_id)
+    if session is None:
+        abort(404, description=f"There is no refinement session #{session_id}.")
+    agent = get_agent(session.agent_id)
+    return _confirm(
+        agent,
+        f"Roll back refinement session #{session_id}",
+        url_for("timeline.rollback_sess", session_id=session_id),
+        lambda: plan_session_rollback(session_id),
+    )
+
+
+@bp.get("/agents/<int:agent_id>/rollback")
+def confirm_agent(agent_id: int):
+    agent = get_agent(agent_id)
+    to = _parse_time(request.args.get("to"))
+    if to is None:
+        abort(400, description="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z.")
+    return _confirm(
+        agent,
+        f"Roll agent {agent.name} back to {to:%Y-%m-%d %H:%M:%S} UTC",
+        url_for("timeline.rollback_to", agent_id=agent.id),
+        lambda: plan_agent_rollback(agent.id, to),
+        extra={"to": to},
+    )
+
+
+def _done(result, agent_id: int):
+    summary = result.summary
+    if result.op_id is None:
+        flash("Nothing to change: every memory was already in that state.", "info")
+    else:
+        flash(
+            f"Rolled back: {summary['restored']} restored, {summary['removed']} removed; "
+            f"core tokens {result.tokens_before:,} → {result.tokens_after:,}. This rollback is itself in the "
+            f"timeline (operation {result.op_id[:8]}) and can be undone.",
+            "info",
+        )
+    return redirect_to(url_for("timeline.agent_timeline", agent_id=agent_id))
+
+
+def _refused(agent, err: DomainError, title: str, action_url: str):
+    db.session.rollback()
+    return render(
+        "timeline/confirm_page.html",
+        "timeline/_confirm.html",
+        status=409,
+        agent=agent,
+        title=title,
+        action_url=action_url,
+        plan=None,
+        conflict=err.message,
+        stats=memory_stats([agent.id])[agent.id],
+    )
+
+
+@bp.post("/rollback/op/<op_id>")
+def rollback_op(op_id: str):
+    agent = _op_agent(op_id)
+    try:
+        result = rollback_operation(op_id, actor=current_user.actor)
+    except DomainError as err:
+        return _refused(agent, err, f"Roll back operation {op_id[:8]}", request.path)
+    return _done(result, agent.id)
+
+
+@bp.post("/rollback/session/<int:session_id>")
+def rollback_sess(session_id: int):
+    session = session_metadata(session_id)
+    if session is None:
+        abort(404, description=f"There is no refinement session #{session_id}.")
+    agent = get_agent(session.agent_id)
+    try:
+        result = rollback_session(session_id, actor=current_user.actor)
+    except DomainError as err:
+        return _refused(agent, err, f"Roll back refinement session #{session_id}", request.path)
+    return _done(result, agent.id)
+
+
+@bp.post("/agents/<int:agent_id>/rollback")
+def rollback_to(agent_id: int):
+    agent = get_agent(agent_id)
+    to = _parse_time(request.form.get("to"))
+    if to is None:
+        abort(400, description="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z.")
+    try:
+        result = rollback_agent(agent.id, to, actor=current_user.actor)
+    except DomainError as err:
+        return _refused(agent, err, f"Roll agent {agent.name} back", request.path)
+    return _done(result, agent.id)

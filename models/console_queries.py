@@ -1,0 +1,565 @@
+"""Read-only queries behind the admin console: metadata only.
+
+Nothing here loads `agent_memories.content` or audit text for a metadata view: memory rows come
+with the content column deferred *and* raise-loaded, so a template that reached for it would fail
+loudly instead of leaking it. The two functions that do return text (`grant_contents`,
+`audit_texts`) exist for the Mechanic's Exception and take the ids a live grant covers.
+
+Every query is bounded by the page it serves (a page of agents, one agent, one session), so the
+console stays fast with 10,000 agents and a million memories.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.orm import defer
+
+from .agent import Agent
+from .audit import AuditContent, AuditLog
+from .db import db, utcnow
+from .mechanic import MechanicGrant, MechanicView
+from .memory import MEMORY_TYPES, AgentMemory
+from .session import RefinementSession
+from .user import User
+
+MEMORY_STATES = ("active", "deleted", "all")
+
+
+# ----- agents -----
+
+
+def search_agents(query: str | None, page: int, per_page: int) -> tuple[list[Agent], int]:
+    """One page of agents by name (case-insensitive substring), and how many match in all."""
+    stmt = select(Agent)
+    count = select(func.count()).select_from(Agent)
+    query = (query or "").strip()
+    if query:
+        pattern = "%" + query.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
+        condition = func.lower(Agent.name).like(pattern, escape="\\")
+        if query.isdigit():
+            condition = condition | (Agent.id == int(query))
+        stmt, count = stmt.where(condition), count.where(condition)
+    total = db.session.scalar(count) or 0
+    agents = db.session.scalars(stmt.order_by(Agent.name).limit(per_page).offset((page - 1) * per_page)).all()
+    return list(agents), total
+
+
+@dataclass
+class MemoryStats:
+    """Per-agent figures: counts of active memories by type, active core tokens, constitutional count."""
+
+    by_type: dict[str, int] = field(default_factory=dict)
+    core_tokens: int = 0
+    core_count: int = 0
+    constitutional: int = 0
+    deleted: int = 0
+
+    @property
+    def active(self) -> int:
+        return sum(self.by_type.values())
+
+
+def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
+    """One grouped query over the given agents' rows (the agent/type index serves it)."""
+    stats = {agent_id: MemoryStats() for agent_id in agent_ids}
+    if not agent_ids:
+        return stats
+    active = AgentMemory.deleted_at.is_(None)
+    rows = db.session.execute(
+        select(
+            AgentMemory.agent_id,
+            AgentMemory.memory_type,
+            func.count().filter(active).label("active"),
+            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("deleted"),
+            func.coalesce(func.sum(case((active, AgentMemory.token_estimate), else_=0)), 0).label("tokens"),
+            func.count().filter(active & AgentMemory.constitutional.is_(True)).label("constitutional"),
+        )
+        .where(AgentMemory.agent_id.in_(list(agent_ids)))
+        .group_by(AgentMemory.agent_id, AgentMemory.memory_type)
+    ).all()
+    for row in rows:
+        entry = stats[row.agent_id]
+        if row.active:
+            entry.by_type[row.memory_type] = int(row.active)
+        entry.deleted += int(row.deleted)
+        entry.constitutional += int(row.constitutional)
+        if row.memory_type == "core":
+            entry.core_tokens, entry.core_count = int(row.tokens), int(row.active)
+    for entry in stats.values():
+        entry.by_type = {t: entry.by_type[t] for t in MEMORY_TYPES if t in entry.by_type}
+    return stats
+
+
+def latest_sessions(agent_ids: Sequence[int]) -> dict[int, RefinementSession]:
+    """The newest refinement session of each agent (any status)."""
+    if not agent_ids:
+        return {}
+    newest = (
+        select(func.max(RefinementSession.id))
+        .where(RefinementSession.agent_id.in_(list(agent_ids)))
+        .group_by(RefinementSession.agent_id)
+    )
+    sessions = db.session.scalars(
+        select(RefinementSession)
+        .options(defer(RefinementSession.summary, raiseload=True))
+        .where(RefinementSession.id.in_(newest))
+    ).all()
+    return {s.agent_id: s for s in sessions}
+
+
+def recent_sessions(agent_id: int, limit: int = 25) -> list[RefinementSession]:
+    """An agent's sessions, newest first. The agent-authored summary is never loaded."""
+    return list(
+        db.session.scalars(
+            select(RefinementSession)
+            .options(defer(RefinementSession.summary, raiseload=True))
+            .where(RefinementSession.agent_id == agent_id)
+            .order_by(RefinementSession.id.desc())
+            .limit(limit)
+        ).all()
+    )
+
+
+def session_metadata(session_id: int) -> RefinementSession | None:
+    return db.session.scalar(
+        select(RefinementSession)
+        .options(defer(RefinementSession.summary, raiseload=True))
+        .where(RefinementSession.id == session_id)
+    )
+
+
+# ----- core tokens over time (the sparkline) -----
+
+
+def _core_tokens_of(snapshot_column) -> Any:
+    """Active core tokens a snapshot describes, computed in SQL from the JSON (no text involved)."""
+    return case(
+        (
+            and_(
+                snapshot_column["memory_type"].as_string() == "core",
+                snapshot_column["deleted_at"].as_string().is_(None),
+            ),
+            snapshot_column["token_estimate"].as_integer(),
+        ),
+        else_=0,
+    )
+
+
+@dataclass
+class TokenSeries:
+    """(time, active core tokens) points, oldest first, ending at `now`; session ends marked."""
+
+    points: list[tuple[datetime, int]]
+    sessions: list[tuple[datetime, int, str]]  # finished_at, tokens_after, status
+
+
+@dataclass
+class TokenHistory:
+    """An agent's core-token history from the audit log: the running total after each operation,
+    thinned for a sparkline. `total` is the sum of every delta, so today's figure minus `total`
+    anchors the curve even where history predates the audit log."""
+
+    points: list[tuple[datetime, int]]
+    total: int
+
+
+def audit_versions(agent_ids: Sequence[int]) -> dict[int, tuple[int, str]]:
+    """(record count, newest record time) per agent: the audit log is append-only, so any change to
+    an agent's history changes its version. Served from the (agent_id, created_at) index alone."""
+    if not agent_ids:
+        return {}
+    rows = db.session.execute(
+        select(AuditLog.agent_id, func.count(), func.max(AuditLog.created_at))
+        .where(AuditLog.agent_id.in_(list(agent_ids)))
+        .group_by(AuditLog.agent_id)
+    ).all()
+    versions = {agent_id: (0, "") for agent_id in agent_ids}
+    for agent_id, count, newest in rows:
+        versions[agent_id] = (int(count), newest.isoformat() if newest else "")
+    return versions
+
+
+def token_histories(agent_ids: Sequence[int], max_points: int = 96) -> dict[int, TokenHistory]:
+    """The core-token history of each agent, from every audit record's snapshots (computed in SQL,
+    grouped per operation). This reads every memory record of these agents: cache it by version."""
+    histories = {agent_id: TokenHistory(points=[], total=0) for agent_id in agent_ids}
+    if not agent_ids:
+        return histories
+    delta = _core_tokens_of(AuditLog.after) - _core_tokens_of(AuditLog.before)
+    rows = db.session.execute(
+        select(AuditLog.agent_id, func.max(AuditLog.created_at).label("at"), func.sum(delta).label("delta"))
+        .where(AuditLog.agent_id.in_(list(agent_ids)), AuditLog.memory_id.is_not(None))
+        .group_by(AuditLog.agent_id, AuditLog.op_id)
+        .order_by(AuditLog.agent_id, func.max(AuditLog.created_at))
+    ).all()
+    running: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
+    for row in rows:
+        if not row.delta:
+            continue
+        steps = running[row.agent_id]
+        if not steps:
+            steps.append((row.at, 0))  # the level before the first change
+        steps.append((row.at, steps[-1][1] + int(row.delta)))
+    for agent_id, steps in running.items():
+        histories[agent_id] = TokenHistory(points=_thin(steps, max_points), total=steps[-1][1])
+    return histories
+
+
+def session_marks(
+    agent_ids: Sequence[int], per_agent: int = 20
+) -> dict[int, list[tuple[datetime, int, str]]]:
+    """When each agent's recent refinement sessions ended, and their core tokens after."""
+    marks: dict[int, list[tuple[datetime, int, str]]] = defaultdict(list)
+    if not agent_ids:
+        return marks
+    rows = db.session.execute(
+        select(
+            RefinementSession.agent_id,
+            RefinementSession.finished_at,
+            RefinementSession.tokens_after,
+            RefinementSession.status,
+        )
+        .where(
+            RefinementSession.agent_id.in_(list(agent_ids)),
+            RefinementSession.finished_at.is_not(None),
+            RefinementSession.tokens_after.is_not(None),
+        )
+        .order_by(RefinementSession.agent_id, RefinementSession.finished_at.desc())
+    ).all()
+    for row in rows:
+        if len(marks[row.agent_id]) < per_agent:
+            marks[row.agent_id].append((row.finished_at, int(row.tokens_after), row.status))
+    return marks
+
+
+def token_series(
+    current: int, history: TokenHistory, marks: list[tuple[datetime, int, str]], now: datetime
+) -> TokenSeries:
+    """Anchor a history at today's figure and end it now."""
+    offset = current - history.total
+    points = [(at, value + offset) for at, value in history.points]
+    points.append((max(now, points[-1][0]) if points else now, current))
+    return TokenSeries(points=points, sessions=list(reversed(marks)))
+
+
+def core_token_series(current: dict[int, int], *, now: datetime | None = None) -> dict[int, TokenSeries]:
+    """Active core tokens over time for the given agents (agent id → today's tokens), uncached."""
+    now = now or utcnow()
+    histories = token_histories(list(current))
+    marks = session_marks(list(current))
+    return {a: token_series(tokens, histories[a], marks.get(a, []), now) for a, tokens in current.items()}
+
+
+def _thin(points: list[tuple[datetime, int]], limit: int) -> list[tuple[datetime, int]]:
+    """Keep the first and last points and evenly spaced ones between: a sparkline needs no more."""
+    if len(points) <= limit:
+        return points
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+# ----- memories (metadata) -----
+
+
+def _memory_filter(agent_id: int, state: str, memory_type: str | None) -> list:
+    criteria = [AgentMemory.agent_id == agent_id]
+    if state == "active":
+        criteria.append(AgentMemory.deleted_at.is_(None))
+    elif state == "deleted":
+        criteria.append(AgentMemory.deleted_at.is_not(None))
+    if memory_type:
+        criteria.append(AgentMemory.memory_type == memory_type)
+    return criteria
+
+
+def memory_page(
+    agent_id: int,
+    *,
+    state: str = "active",
+    memory_type: str | None = None,
+    page: int = 1,
+    per_page: int = 100,
+) -> tuple[list[AgentMemory], int]:
+    """One page of an agent's memories, metadata only (content deferred and raise-loaded), newest first."""
+    criteria = _memory_filter(agent_id, state, memory_type)
+    total = db.session.scalar(select(func.count()).select_from(AgentMemory).where(*criteria)) or 0
+    rows = db.session.scalars(
+        select(AgentMemory)
+        .options(defer(AgentMemory.content, raiseload=True))
+        .where(*criteria)
+        .order_by(AgentMemory.created_at.desc(), AgentMemory.id.desc())
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+    ).all()
+    return list(rows), total
+
+
+def memory_metadata(agent_id: int, memory_id: int) -> AgentMemory | None:
+    """One memory row of this agent, content deferred and raise-loaded."""
+    return db.session.scalar(
+        select(AgentMemory)
+        .options(defer(AgentMemory.content, raiseload=True))
+        .where(AgentMemory.agent_id == agent_id, AgentMemory.id == memory_id)
+    )
+
+
+# ----- the audit timeline -----
+
+
+@dataclass
+class TimelineOp:
+    """One call of the mutation path (or one event): all the audit records sharing an op_id."""
+
+    op_id: str
+    records: list[AuditLog]
+
+    @property
+    def first(self) -> AuditLog:
+        return self.records[0]
+
+    @property
+    def created_at(self) -> datetime:
+        return self.first.created_at
+
+    @property
+    def last_created_at(self) -> datetime:
+        return max(r.created_at for r in self.records)
+
+    @property
+    def actor(self) -> str:
+        return self.first.actor
+
+    @property
+    def session_id(self) -> int | None:
+        return next((r.session_id for r in self.records if r.session_id is not None), None)
+
+    @property
+    def actions(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = {}
+        for record in self.records:
+            counts[record.action] = counts.get(record.action, 0) + 1
+        return list(counts.items())
+
+    @property
+    def memory_ids(self) -> list[int]:
+        return sorted({r.memory_id for r in self.records if r.memory_id is not None})
+
+    @property
+    def token_delta(self) -> int:
+        return sum(r.token_delta for r in self.records if r.memory_id is not None)
+
+    @property
+    def active_delta(self) -> int:
+        def active(snap: dict | None) -> int:
+            return int(bool(snap) and not snap.get("deleted_at"))
+
+        return sum(active(r.after) - active(r.before) for r in self.records if r.memory_id is not None)
+
+    @property
+    def touches_memories(self) -> bool:
+        return any(r.memory_id is not None for r in self.records)
+
+    @property
+    def is_rollback(self) -> bool:
+        return any(r.action == "rollback" for r in self.records)
+
+
+@dataclass
+class TimelinePage:
+    ops: list[TimelineOp]
+    next_before: int | None  # the cursor of the next (older) page, if any
+
+
+def timeline(
+    *,
+    agent_id: int | None = None,
+    session_id: int | None = None,
+    memory_id: int | None = None,
+    before: int | None = None,
+    per_page: int = 50,
+) -> TimelinePage:
+    """Operations newest first, paged by operation (never split across pages), keyset on max(id)."""
+    criteria = []
+    if agent_id is not None:
+        criteria.append(AuditLog.agent_id == agent_id)
+    if session_id is not None:
+        criteria.append(AuditLog.session_id == session_id)
+    if memory_id is not None:
+        criteria.append(AuditLog.memory_id == memory_id)
+    if not criteria:
+        raise ValueError("a timeline needs an agent, a session or a memory")
+    last_id = func.max(AuditLog.id)
+    ops_stmt = select(AuditLog.op_id, last_id.label("last_id")).where(*criteria).group_by(AuditLog.op_id)
+    if before is not None:
+        ops_stmt = ops_stmt.having(last_id < before)
+    picked = db.session.execute(ops_stmt.order_by(last_id.desc()).limit(per_page + 1)).all()
+    more = len(picked) > per_page
+    picked = picked[:per_page]
+    op_ids = [row.op_id for row in picked]
+    if not op_ids:
+        return TimelinePage(ops=[], next_before=None)
+    records = db.session.scalars(
+        select(AuditLog).where(AuditLog.op_id.in_(op_ids)).order_by(AuditLog.id)
+    ).all()
+    grouped: dict[str, list[AuditLog]] = defaultdict(list)
+    for record in records:
+        grouped[record.op_id].append(record)
+    ops = [TimelineOp(op_id=op_id, records=grouped[op_id]) for op_id in op_ids if grouped.get(op_id)]
+    return TimelinePage(ops=ops, next_before=picked[-1].last_id if more else None)
+
+
+def rollbacks_of_session(agent_id: int, session: RefinementSession) -> list[TimelineOp]:
+    """Rollback operations that undid this session (their records name it in `data`)."""
+    records = db.session.scalars(
+        select(AuditLog)
+        .where(
+            AuditLog.agent_id == agent_id,
+            AuditLog.action == "rollback",
+            AuditLog.created_at >= session.started_at,
+        )
+        .order_by(AuditLog.id)
+    ).all()
+    grouped: dict[str, list[AuditLog]] = defaultdict(list)
+    for record in records:
+        scope = (record.data or {}).get("rollback_of") or {}
+        if scope.get("rollback_of") == "session" and scope.get("session_id") == session.id:
+            grouped[record.op_id].append(record)
+    return [TimelineOp(op_id=op_id, records=recs) for op_id, recs in grouped.items()]
+
+
+def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
+    ids = sorted(set(user_ids))
+    if not ids:
+        return {}
+    return {u.id: u for u in db.session.scalars(select(User).where(User.id.in_(ids))).all()}
+
+
+def agents_by_id(agent_ids: Iterable[int]) -> dict[int, Agent]:
+    ids = sorted(set(agent_ids))
+    if not ids:
+        return {}
+    return {a.id: a for a in db.session.scalars(select(Agent).where(Agent.id.in_(ids))).all()}
+
+
+# ----- the Mechanic's Exception -----
+
+
+@dataclass
+class GrantRow:
+    grant: MechanicGrant
+    views: list[MechanicView]
+    requester: User | None
+
+
+def grants_with_views(agent_id: int, limit: int = 50) -> list[GrantRow]:
+    """Every grant on this agent (newest first, bounded) with each view recorded under it."""
+    grants = db.session.scalars(
+        select(MechanicGrant)
+        .where(MechanicGrant.agent_id == agent_id)
+        .order_by(MechanicGrant.id.desc())
+        .limit(limit)
+    ).all()
+    if not grants:
+        return []
+    views = db.session.scalars(
+        select(MechanicView)
+        .where(MechanicView.grant_id.in_([g.id for g in grants]))
+        .order_by(MechanicView.viewed_at.desc(), MechanicView.id.desc())
+    ).all()
+    by_grant: dict[int, list[MechanicView]] = defaultdict(list)
+    for view in views:
+        by_grant[view.grant_id].append(view)
+    users = users_by_id([g.requested_by for g in grants] + [v.user_id for v in views])
+    return [GrantRow(grant=g, views=by_grant[g.id], requester=users.get(g.requested_by)) for g in grants]
+
+
+def grant_contents(
+    grant: MechanicGrant, *, state: str = "active", page: int = 1, per_page: int = 100
+) -> tuple[list[AgentMemory], int]:
+    """Memories a live grant covers, with their content. Callers must check the grant and record the view."""
+    if not grant.is_active():
+        raise PermissionError("the grant is not active")
+    criteria = _memory_filter(grant.agent_id, state, None)
+    if grant.scope != "all":
+        criteria.append(AgentMemory.id.in_(list(grant.memory_ids or [])))
+    total = db.session.scalar(select(func.count()).select_from(AgentMemory).where(*criteria)) or 0
+    rows = db.session.scalars(
+        select(AgentMemory)
+        .where(*criteria)
+        .order_by(AgentMemory.created_at.desc(), AgentMemory.id.desc())
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+    ).all()
+    return list(rows), total
+
+
+def audit_texts(grant: MechanicGrant, records: Iterable[AuditLog]) -> dict[int, dict[str, str | None]]:
+    """Before/after text of the given audit records whose memory a live grant covers (record id → texts).
+
+    A purged memory's text was redacted from its history: it comes back as None.
+    """
+    if not grant.is_active():
+        raise PermissionError("the grant is not active")
+    covered = [
+        r
+        for r in records
+        if r.memory_id is not None and r.agent_id == grant.agent_id and grant.covers(r.memory_id)
+    ]
+    refs = {
+        snap["content_ref"]
+        for r in covered
+        for snap in (r.before, r.after)
+        if snap and snap.get("content_ref") is not None
+    }
+    texts: dict[int, str | None] = {}
+    if refs:
+        for row in db.session.execute(
+            select(AuditContent.id, AuditContent.content).where(AuditContent.id.in_(sorted(refs)))
+        ):
+            texts[row.id] = row.content
+    result: dict[int, dict[str, str | None]] = {}
+    for record in covered:
+        result[record.id] = {
+            side: texts.get(snap["content_ref"]) if snap and snap.get("content_ref") is not None else None
+            for side, snap in (("before", record.before), ("after", record.after))
+        }
+    return result
+
+
+def active_grants_by_agent(user_id: int, agent_ids: Sequence[int]) -> dict[int, MechanicGrant]:
+    """The admin's live grants on these agents (for a badge on lists)."""
+    if not agent_ids:
+        return {}
+    now = utcnow()
+    grants = db.session.scalars(
+        select(MechanicGrant).where(
+            MechanicGrant.agent_id.in_(list(agent_ids)),
+            MechanicGrant.requested_by == user_id,
+            MechanicGrant.status == "active",
+            MechanicGrant.expires_at > now,
+        )
+    ).all()
+    return {g.agent_id: g for g in grants}
+
+
+def pending_or_active_grant(agent_id: int, user_id: int) -> MechanicGrant | None:
+    """The admin's newest grant on this agent that is still pending or live."""
+    now = utcnow()
+    return db.session.scalar(
+        select(MechanicGrant)
+        .where(
+            MechanicGrant.agent_id == agent_id,
+            MechanicGrant.requested_by == user_id,
+            or_(
+                MechanicGrant.status == "pending",
+                and_(MechanicGrant.status == "active", MechanicGrant.expires_at > now),
+            ),
+        )
+        .order_by(MechanicGrant.id.desc())
+    )
