@@ -35,10 +35,14 @@ def create_app(config: dict | None = None) -> Flask:
         return db.session.get(User, int(user_id)) if user_id.isdigit() else None
 
     from .errors import register_error_handlers
-    from .web import bp as web_bp
+    from .web import register_console
 
     register_error_handlers(app)
-    app.register_blueprint(web_bp)
+    register_console(app)
+    from .api import bp as api_bp
+
+    csrf.exempt(api_bp)  # bearer-token API: no cookies, hence no CSRF
+    app.register_blueprint(api_bp)
 
     from .cli import register_commands
 

@@ -25,9 +25,3 @@ def dedup_all_agents() -> dict:
     removed = sum(len(dedup_for_agent(agent_id)) for agent_id in agent_ids)
     log.info("dedup all agents=%d removed=%d", len(agent_ids), removed)
     return {"agents": len(agent_ids), "removed": removed}
-
-
-def daily_consolidation() -> dict:
-    """Daily same-fact consolidation (spec 003 §4). Not yet: lands with the background-work issue."""
-    log.info("daily_consolidation: not yet implemented (background memory work issue)")
-    return {"status": "not yet"}

@@ -11,12 +11,16 @@ from dataclasses import dataclass
 from rq_scheduler import Scheduler
 
 from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
+from models.patches import expire_patches
 
+from .consolidation import daily_consolidation
 from .insights import tom_insights
 from .lifecycle import ttl_lifecycle
-from .maintenance import daily_consolidation, dedup_all_agents
+from .maintenance import dedup_all_agents
+from .mechanic import expire_lapsed_grants
 from .refinement import over_budget_scan, refinement_sweep
 from .reflection import journal_reflection
+from .relations import link_pending
 
 # RQ 3 job ids may hold only letters, digits, "_" and "-" (":" separates execution keys).
 ID_PREFIX = "recurring-"
@@ -46,7 +50,10 @@ RECURRING: tuple[Recurring, ...] = (
     Recurring("ttl-purge-daily", "0 3 * * *", ttl_lifecycle, "maintenance", "TTL expiry and purge, daily 03:00 UTC"),
     Recurring("consolidation-daily", "0 5 * * *", daily_consolidation, "llm", "Daily consolidation, 05:00 UTC"),
     Recurring("tom-daily", "0 6 * * *", tom_insights, "llm", "Theory-of-mind insights, daily 06:00 UTC"),
+    Recurring("relations-catch-up", "*/10 * * * *", link_pending, "maintenance", "Embed and link new semantic memories, every 10 minutes"),
     Recurring("reflection-daily", "30 6 * * *", journal_reflection, "llm", "Journal reflection, daily 06:30 UTC"),
+    Recurring("patch-expiry", "15 3 * * *", expire_patches, "maintenance", "Drop consent patches held past 7 days, daily 03:15 UTC"),
+    Recurring("mechanic-expiry", "*/5 * * * *", expire_lapsed_grants, "maintenance", "Close lapsed mechanic grants, every 5 minutes"),
 )
 
 

@@ -6,6 +6,8 @@ Import order matters only for SQLAlchemy's mapper registry: every table is defin
 
 from .agent import Agent
 from .audit import AuditContent, AuditLog
+from .changelog import ChangeLogEntry, ThreadRevision
+from .checkpoint import SupervisorCheckpoint
 from .db import atomic, db, estimate_tokens, utcnow
 from .errors import (
     ConstitutionalLocked,
@@ -15,8 +17,12 @@ from .errors import (
     RollbackConflict,
     ValidationFailed,
 )
+from .events import OpEvent
 from .mechanic import MechanicGrant, MechanicView
 from .memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
+from .patches import ProposedPatch
+from .query import search as search_memories  # also declares memory.query's indexes on agent_memories
+from .relations import MemoryEmbedding, MemoryRelation, PairFingerprint
 from .session import RefinementSession
 from .user import User, create_admin
 
@@ -25,6 +31,7 @@ __all__ = [
     "AgentMemory",
     "AuditContent",
     "AuditLog",
+    "ChangeLogEntry",
     "ConstitutionalLocked",
     "DomainError",
     "IMMUTABLE_TAGS",
@@ -32,9 +39,16 @@ __all__ = [
     "MEMORY_TYPES",
     "MechanicGrant",
     "MechanicView",
+    "MemoryEmbedding",
+    "MemoryRelation",
+    "PairFingerprint",
     "NotFound",
+    "OpEvent",
+    "ProposedPatch",
     "RefinementSession",
     "RollbackConflict",
+    "SupervisorCheckpoint",
+    "ThreadRevision",
     "User",
     "ValidationFailed",
     "atomic",
@@ -42,5 +56,6 @@ __all__ = [
     "create_admin",
     "db",
     "estimate_tokens",
+    "search_memories",
     "utcnow",
 ]

@@ -341,8 +341,9 @@ def consolidate_memories(
     *,
     actor: str,
     session_id: int | None = None,
+    require_type: str | None = "core",
 ) -> AgentMemory:
-    """Replace two or more active core memories by one, atomically.
+    """Replace two or more active memories of one type (core unless the caller says otherwise) by one, atomically.
 
     The new memory keeps the earliest origin date of the set; the sources are soft-deleted in the
     same transaction, and the audit records link them both ways.
@@ -351,11 +352,14 @@ def consolidate_memories(
     content = clean_content(new_content)
     with atomic():
         sources = _load_many(agent_id, list(memory_ids), minimum=2)
-        not_core = [m.id for m in sources if m.memory_type != "core"]
-        if not_core:
+        types = {m.memory_type for m in sources}
+        if require_type is not None and types != {require_type}:
+            wrong = [m.id for m in sources if m.memory_type != require_type]
             raise ValidationFailed(
-                "only core memories can be consolidated: " + ", ".join(f"#{i}" for i in not_core), ids=not_core
+                f"only {require_type} memories can be consolidated here: " + ", ".join(f"#{i}" for i in wrong), ids=wrong
             )
+        if len(types) != 1:
+            raise ValidationFailed("memories of different types cannot be consolidated")
         _guard_agent_locks(actor, sources, "consolidate")
         locked = [m.id for m in sources if m.constitutional]
         if locked:
@@ -372,7 +376,7 @@ def consolidate_memories(
             agent_id,
             content,
             actor=actor,
-            memory_type="core",
+            memory_type=types.pop(),
             session_id=session_id,
             created_at=min(m.created_at for m in sources),
             tags=tags[:MAX_TAGS],

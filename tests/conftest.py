@@ -126,6 +126,16 @@ def runner(app):
 
 
 @pytest.fixture
+def llm():
+    """The scripted OpenAI-compatible server on loopback (tests/scripted_llm.py)."""
+    from tests.scripted_llm import ScriptedLLM
+
+    server = ScriptedLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
 def make_agent(app):
     """Create an agent (unique name by default); returns the Agent row."""
 

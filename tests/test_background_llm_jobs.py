@@ -16,13 +16,6 @@ from tests import scripted_llm as s
 
 
 @pytest.fixture
-def llm():
-    server = s.ScriptedLLM().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def agent(make_agent, llm, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     return make_agent(model_id="scripted-model", base_url=llm.url, core_token_budget=60)

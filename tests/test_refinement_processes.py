@@ -25,13 +25,6 @@ FLASK = [sys.executable, "-m", "flask", "--app", "wsgi"]
 
 
 @pytest.fixture
-def llm():
-    server = s.ScriptedLLM().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def agent(make_agent, llm, monkeypatch, redis_conn):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     agent = make_agent(model_id="scripted-model", base_url=llm.url)

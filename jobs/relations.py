@@ -1,0 +1,175 @@
+"""Embeddings per memory and the minimal relations layer (spec 003 §2).
+
+On create or update of a semantic memory, its top-K neighbours among the agent's active memories
+with cosine ≥ `link_min` become edges (one per unordered pair, strength = score), audited as `link`.
+Neighbours are found with one NumPy matrix product over the agent's stored vectors. `link_pending`
+is the catch-up job for memories written without it (imports, older rows).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+import numpy as np
+from flask import current_app
+from sqlalchemy import func, or_, select
+
+from models import AgentMemory, MemoryEmbedding, MemoryRelation, db, utcnow
+from models.audit import new_op_id, write_audit
+
+from .embeddings import from_bytes, get_embedder, to_bytes
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LINK_MIN = 0.6
+DEFAULT_TOP_K = 5
+BATCH = 256
+LINKED_TYPES = ("semantic",)
+
+
+def _settings() -> tuple[float, int]:
+    config = current_app.config
+    return float(config.get("RELATIONS_LINK_MIN", DEFAULT_LINK_MIN)), int(config.get("RELATIONS_TOP_K", DEFAULT_TOP_K))
+
+
+def embed_memories(agent_id: int, memory_ids: Iterable[int] | None = None) -> int:
+    """Store vectors for the agent's active memories that have none, or a stale one. Returns how many."""
+    embedder = get_embedder()
+    stmt = (
+        select(AgentMemory.id, AgentMemory.content_hash, MemoryEmbedding.content_hash, MemoryEmbedding.model)
+        .outerjoin(MemoryEmbedding, MemoryEmbedding.memory_id == AgentMemory.id)
+        .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
+    )
+    if memory_ids is not None:
+        stmt = stmt.where(AgentMemory.id.in_(list(memory_ids)))
+    stale = [mid for mid, current, stored, model in db.session.execute(stmt) if stored != current or model != embedder.label]
+    for start in range(0, len(stale), BATCH):
+        chunk = stale[start : start + BATCH]
+        rows = db.session.execute(
+            select(AgentMemory.id, AgentMemory.content, AgentMemory.content_hash).where(AgentMemory.id.in_(chunk))
+        ).all()
+        vectors = embedder.embed([r.content for r in rows])
+        existing = {e.memory_id: e for e in db.session.scalars(select(MemoryEmbedding).where(MemoryEmbedding.memory_id.in_(chunk)))}
+        for row, vector in zip(rows, vectors, strict=True):
+            record = existing.get(row.id) or MemoryEmbedding(memory_id=row.id, agent_id=agent_id)
+            record.model, record.dims = embedder.label, int(vector.shape[0])
+            record.content_hash, record.vector, record.created_at = row.content_hash, to_bytes(vector), utcnow()
+            db.session.add(record)
+    db.session.commit()
+    return len(stale)
+
+
+def agent_vectors(agent_id: int, memory_types: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, matrix) of the agent's active memories with a current vector of the configured model."""
+    stmt = (
+        select(MemoryEmbedding.memory_id, MemoryEmbedding.vector)
+        .join(AgentMemory, AgentMemory.id == MemoryEmbedding.memory_id)
+        .where(
+            MemoryEmbedding.agent_id == agent_id,
+            MemoryEmbedding.model == get_embedder().label,
+            MemoryEmbedding.content_hash == AgentMemory.content_hash,
+            AgentMemory.deleted_at.is_(None),
+        )
+        .order_by(MemoryEmbedding.memory_id)
+    )
+    if memory_types:
+        stmt = stmt.where(AgentMemory.memory_type.in_(memory_types))
+    rows = db.session.execute(stmt).all()
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+    return np.array([r[0] for r in rows], dtype=np.int64), np.vstack([from_bytes(r[1]) for r in rows])
+
+
+def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
+    """Create edges from these memories to their nearest neighbours. Idempotent. Returns edges added."""
+    memory_ids = list(memory_ids)
+    if not memory_ids:
+        return 0
+    embed_memories(agent_id)
+    link_min, top_k = _settings()
+    ids, matrix = agent_vectors(agent_id)
+    if len(ids) < 2:
+        return 0
+    position = {int(mid): i for i, mid in enumerate(ids)}
+    sources = [m for m in memory_ids if m in position]
+    scores = matrix[[position[m] for m in sources]] @ matrix.T  # one matrix product for the whole batch
+    existing = {
+        (min(a, b), max(a, b))
+        for a, b in db.session.execute(
+            select(MemoryRelation.from_id, MemoryRelation.to_id).where(
+                or_(MemoryRelation.from_id.in_(sources), MemoryRelation.to_id.in_(sources))
+            )
+        )
+    }
+    edges: list[MemoryRelation] = []
+    per_source: dict[int, list[list]] = {}
+    for row, source in enumerate(sources):
+        scores[row, position[source]] = -1.0  # never link a memory to itself
+        best = np.argsort(-scores[row])[:top_k]
+        for column in best:
+            strength = float(scores[row, column])
+            if strength < link_min:
+                break
+            target = int(ids[column])
+            pair = (min(source, target), max(source, target))
+            if pair in existing:
+                continue
+            existing.add(pair)
+            edges.append(MemoryRelation(agent_id=agent_id, from_id=pair[0], to_id=pair[1], strength=round(strength, 4)))
+            per_source.setdefault(source, []).append([target, round(strength, 4)])
+    db.session.add_all(edges)
+    for source, linked in per_source.items():  # one audit record per linked memory, metadata only
+        write_audit(op_id=new_op_id(), actor="system:relations", action="link", agent_id=agent_id,
+                    data={"memory": source, "linked": linked})
+    db.session.commit()
+    return len(edges)
+
+
+def max_related_strength(memory_ids: Iterable[int]) -> dict[int, float]:
+    """The strongest edge of each memory (for the query's relation boost), in one query."""
+    memory_ids = list(memory_ids)
+    if not memory_ids:
+        return {}
+    strongest: dict[int, float] = {}
+    for column in (MemoryRelation.from_id, MemoryRelation.to_id):
+        for memory_id, strength in db.session.execute(
+            select(column, func.max(MemoryRelation.strength)).where(column.in_(memory_ids)).group_by(column)
+        ):
+            strongest[memory_id] = max(strongest.get(memory_id, 0.0), float(strength))
+    return strongest
+
+
+def related(memory_id: int, limit: int = 2) -> list[tuple[int, float]]:
+    """The strongest active neighbours of a memory: (id, strength)."""
+    rows = db.session.execute(
+        select(MemoryRelation.from_id, MemoryRelation.to_id, MemoryRelation.strength)
+        .where(or_(MemoryRelation.from_id == memory_id, MemoryRelation.to_id == memory_id))
+        .order_by(MemoryRelation.strength.desc())
+    ).all()
+    others = [(b if a == memory_id else a, s) for a, b, s in rows]
+    active = set(db.session.scalars(
+        select(AgentMemory.id).where(AgentMemory.id.in_([o for o, _ in others]), AgentMemory.deleted_at.is_(None))
+    ))
+    return [(o, s) for o, s in others if o in active][:limit]
+
+
+def link_pending() -> dict:
+    """Catch-up: embed and link active semantic memories that have no current vector yet."""
+    pending = db.session.execute(
+        select(AgentMemory.agent_id, AgentMemory.id)
+        .outerjoin(MemoryEmbedding, MemoryEmbedding.memory_id == AgentMemory.id)
+        .where(
+            AgentMemory.deleted_at.is_(None),
+            AgentMemory.memory_type.in_(LINKED_TYPES),
+            or_(MemoryEmbedding.memory_id.is_(None), MemoryEmbedding.content_hash != AgentMemory.content_hash),
+        )
+        .order_by(AgentMemory.agent_id, AgentMemory.id)
+        .limit(5000)
+    ).all()
+    by_agent: dict[int, list[int]] = {}
+    for agent_id, memory_id in pending:
+        by_agent.setdefault(agent_id, []).append(memory_id)
+    edges = sum(link_related(agent_id, ids) for agent_id, ids in by_agent.items())
+    log.info("relations: %d memories embedded and linked, %d edges", len(pending), edges)
+    return {"memories": len(pending), "edges": edges}
