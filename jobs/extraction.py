@@ -19,8 +19,9 @@ from flask import current_app
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import func, select
 
-from models import Agent, AgentMemory, AuditLog, ValidationFailed, db, utcnow
+from models import Agent, AgentMemory, AuditLog, FeatureDisabled, ValidationFailed, db, utcnow
 from models.audit import new_op_id, write_audit
+from models.categories import load_config
 from models.mutations import create_memory
 
 from .llm import json_object, model_configured, model_for
@@ -51,7 +52,7 @@ def _flag(name: str) -> bool:
 def save_procedure(agent_id: int, title: str, steps: list[str], *, actor: str = "agent", **scoping) -> AgentMemory:
     """Save a workflow as numbered steps (imperative mood is the caller's to write)."""
     if not _flag("PROCEDURAL_MEMORY"):
-        raise ValidationFailed("procedural memory is disabled (set PROCEDURAL_MEMORY=1)")
+        raise FeatureDisabled("procedural memory is disabled (set PROCEDURAL_MEMORY=1)")
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise ValidationFailed(f"a procedure has 1 to {MAX_STEPS} steps")
     cleaned = [s.strip().rstrip(".") for s in steps if isinstance(s, str)]
@@ -99,6 +100,8 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
         facts = Facts.model_validate(json_object(answer) or {}).facts
     except ValidationError:
         facts = []
+    # A proposed category outside the agent's allowlist would hide the fact from the agent's own queries.
+    allowed = set(load_config(current_app.config.get("CATEGORY_CONFIG")).allowed_for(agent.role))
     known = [m.content for m in db.session.scalars(
         AgentMemory.active(agent_id).where(AgentMemory.memory_type == "semantic").order_by(AgentMemory.id.desc()).limit(500)
     )]
@@ -108,7 +111,8 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
         if len(created) >= room or any(same_fact(fact.text, text) for text in known):
             skipped += 1
             continue
-        memory = create_memory(agent_id, fact.text, actor=ACTOR, memory_type="semantic", category=fact.category,
+        memory = create_memory(agent_id, fact.text, actor=ACTOR, memory_type="semantic",
+                               category=fact.category if fact.category in allowed else None,
                                importance=fact.importance, user_id=user_id, thread_id=thread_id)
         known.append(memory.content)
         created.append(memory.id)

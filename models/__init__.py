@@ -12,6 +12,7 @@ from .db import atomic, db, estimate_tokens, utcnow
 from .errors import (
     ConstitutionalLocked,
     DomainError,
+    FeatureDisabled,
     ImmutableMemory,
     NotFound,
     RollbackConflict,
@@ -42,6 +43,7 @@ __all__ = [
     "MemoryEmbedding",
     "MemoryRelation",
     "PairFingerprint",
+    "FeatureDisabled",
     "NotFound",
     "OpEvent",
     "ProposedPatch",

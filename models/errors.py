@@ -28,6 +28,13 @@ class ValidationFailed(DomainError):
     http_status = 422
 
 
+class FeatureDisabled(DomainError):
+    """An optional capability switched off by configuration (the message names the setting)."""
+
+    code = "feature_disabled"
+    http_status = 404
+
+
 class ConstitutionalLocked(DomainError):
     code = "constitutional"
     http_status = 409

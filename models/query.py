@@ -141,6 +141,19 @@ RESULT_COLUMNS = (
 )  # fmt: skip
 
 
+def filter_clauses(filters: Mapping[str, Any] | None) -> tuple[list, dict[str, Any]]:
+    """The request's filters as WHERE clauses on agent_memories and the parameters they bind (for
+    statements other than `search`'s)."""
+    clauses, params = [], {}
+    for name, value in (filters or {}).items():
+        if value is None or name not in FILTERS:
+            continue
+        clause, convert = FILTERS[name]
+        clauses.append(clause)
+        params[f"f_{name}"] = convert(value) if convert else value
+    return clauses, params
+
+
 def _recency(dialect: str):
     now = bindparam("now", type_=DateTime)
     if dialect == "postgresql":

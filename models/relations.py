@@ -7,9 +7,24 @@ audited (action `link`, metadata only) as spec 003 §2 asks. Rows disappear with
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, UniqueConstraint
+from sqlalchemy import (
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    UniqueConstraint,
+    case,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db, utcnow
@@ -21,7 +36,9 @@ class MemoryEmbedding(db.Model):
     __tablename__ = "memory_embeddings"
     __table_args__ = (Index("ix_memory_embeddings_agent_model", "agent_id", "model"),)
 
-    memory_id: Mapped[int] = mapped_column(ForeignKey("agent_memories.id", ondelete="CASCADE"), primary_key=True)
+    memory_id: Mapped[int] = mapped_column(
+        ForeignKey("agent_memories.id", ondelete="CASCADE"), primary_key=True
+    )
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
     model: Mapped[str] = mapped_column(String(100), nullable=False)
     dims: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -64,6 +81,66 @@ class PairFingerprint(db.Model):
     fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
     verdict: Mapped[str] = mapped_column(String(16), nullable=False)  # same | different | merged | skipped
     checked_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An active memory linked to one of `sources`: the strongest such edge."""
+
+    id: int
+    category: str | None
+    content: str
+    related_to: int
+    strength: float
+
+
+def neighbours(
+    agent_id: int,
+    sources: Sequence[int],
+    *,
+    categories: Iterable[str] | None = None,
+    where: Sequence = (),
+    params: Mapping[str, Any] | None = None,
+    limit: int = 2,
+) -> list[Neighbour]:
+    """The `limit` strongest active neighbours of `sources` (spec 003 §2's "1-2 related bullets").
+
+    Only the agent's own memories, never one of `sources`, only within `categories` when given (the
+    caller's allowlist) and the extra `where` clauses on the memory, binding `params` (the request's filters), strongest
+    edge first, each neighbour once. One query.
+    """
+    from .memory import AgentMemory  # late: memory imports db too, keep this module light
+
+    sources = list(dict.fromkeys(int(s) for s in sources))
+    if not sources or limit <= 0:
+        return []
+    edges = MemoryRelation.__table__.c
+    other = case((edges.from_id.in_(sources), edges.to_id), else_=edges.from_id)
+    source = case((edges.from_id.in_(sources), edges.from_id), else_=edges.to_id)
+    stmt = (
+        select(AgentMemory.id, AgentMemory.category, AgentMemory.content, source, edges.strength)
+        .select_from(MemoryRelation.__table__)
+        .join(AgentMemory, AgentMemory.id == other)
+        .where(
+            edges.agent_id == agent_id,
+            or_(edges.from_id.in_(sources), edges.to_id.in_(sources)),
+            AgentMemory.agent_id == agent_id,
+            AgentMemory.deleted_at.is_(None),
+            AgentMemory.id.not_in(sources),
+            *where,
+        )
+        .order_by(edges.strength.desc(), AgentMemory.id)
+        .limit(limit * len(sources))  # a neighbour repeats at most once per source
+    )
+    if categories is not None:
+        stmt = stmt.where(AgentMemory.category.in_(list(categories)))
+    found: dict[int, Neighbour] = {}
+    for memory_id, category, content, related_to, strength in db.session.execute(stmt, dict(params or {})):
+        if memory_id not in found:
+            found[memory_id] = Neighbour(memory_id, category, content, int(related_to), float(strength))
+        if len(found) == limit:
+            break
+    return list(found.values())
 
 
 def pair_fingerprint(a: int, b: int, score: float) -> str:

@@ -168,6 +168,7 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("GET", "/agent"), ("GET", "/agent/refinement-prompt"), ("PUT", "/agent/refinement-prompt"),
         ("PUT", "/agent/mechanic-preconsent"), ("GET", "/mechanic/grants"), ("GET", "/patches"),
         ("POST", "/memory"), ("GET", "/export"), ("PUT", "/checkpoints/<thread_id>"),
+        ("POST", "/memory/procedure"), ("POST", "/memory/extract"),
     }  # fmt: skip
     assert set(matrix) | own_world == {(op.method, op.rule) for op in api.operations}, (
         "every endpoint is covered"

@@ -80,10 +80,10 @@ def test_reflection_promotes_within_budget_and_never_asks_twice(agent, llm):
 
 def test_procedures_are_numbered_steps_behind_a_flag_and_stay_out_of_the_prompt(make_agent, app):
     from jobs.extraction import save_procedure
-    from models import ValidationFailed
+    from models import FeatureDisabled, ValidationFailed
 
     agent = make_agent()
-    with pytest.raises(ValidationFailed, match="disabled"):
+    with pytest.raises(FeatureDisabled, match="disabled"):
         save_procedure(agent.id, "Deploy", ["Run the tests"])
     app.config["PROCEDURAL_MEMORY"] = True
     with pytest.raises(ValidationFailed):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from flask import Response, stream_with_context
+from redis.exceptions import RedisError
 from sqlalchemy import select
 
+from jobs.relations import LINKED_TYPES, link_related
 from models import (
     AgentMemory,
     ConstitutionalLocked,
@@ -20,6 +23,7 @@ from models import (
     writing,
 )
 
+from ..queues import get_rq
 from . import api
 from .auth import allowed_categories, category_config, current_agent
 from .convert import history_event_out, memory_out, memory_rev, patch_out
@@ -37,6 +41,23 @@ from .schemas import (
 )
 
 AGENT = mutations.AGENT_ACTOR
+log = logging.getLogger(__name__)
+
+
+def _link_soon(memory: AgentMemory) -> None:
+    """Spec 003 §2's write path: link a new or changed semantic memory to its neighbours. Done by a
+    maintenance worker straight after the commit, so the request never pays for the embedding; if the
+    queue is unreachable the every-10-minutes catch-up job links it instead."""
+    if memory.memory_type not in LINKED_TYPES:
+        return
+    try:
+        get_rq().enqueue(link_related, memory.agent_id, [memory.id], queue="maintenance")
+    except (RedisError, OSError) as error:
+        log.warning(
+            "relations: could not enqueue linking of memory %s (%s); the catch-up job will",
+            memory.id,
+            type(error).__name__,
+        )
 
 
 def _own(memory_id: int) -> AgentMemory:
@@ -120,6 +141,7 @@ def create_memory(body: MemoryCreate):
         )
         return _proposed(patch)
     memory = mutations.create_memory(agent.id, content, actor=AGENT, **fields)
+    _link_soon(memory)
     return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory)), 201
 
 
@@ -173,6 +195,8 @@ def update_memory(memory_id: int, body: MemoryUpdate):
         events.note(agent.id, "update", "skipped", memory_id=memory.id, category=memory.category)
         return _proposed(patch)
     memory = mutations.update_memory(agent.id, memory.id, actor=AGENT, **changes)
+    if "content" in changes or "memory_type" in changes:
+        _link_soon(memory)
     return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory))
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from models import DomainError, access, changelog, estimate_tokens, events, query
+from models import DomainError, access, changelog, estimate_tokens, events, query, relations
 
 from . import api
 from .auth import category_config, current_agent
-from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut
+from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut, RelatedBullet
 
 
 class AgentScopeForbidden(DomainError):
@@ -92,7 +92,30 @@ def memory_query(body: MemoryQuery):
         used += cost
         results.append(item)
 
-    access.touch([r.id for r in results])
+    linked: list[RelatedBullet] = []
+    if results and body.related:
+        where, params = query.filter_clauses(filters)
+        for near in relations.neighbours(
+            agent.id,
+            [r.id for r in results],
+            categories=categories,
+            where=where,
+            params=params,
+            limit=body.related,
+        ):
+            bullet = RelatedBullet(
+                id=near.id,
+                category=near.category,
+                text=f"[{near.category}] {near.content}",
+                related_to=near.related_to,
+                strength=near.strength,
+            )
+            cost = estimate_tokens(bullet.text)
+            if used + cost <= body.budget_tokens:
+                used += cost
+                linked.append(bullet)
+
+    access.touch([r.id for r in results] + [r.id for r in linked])
     best = hits[0].relevance if hits else None
     events.note(agent.id, "search", "ok", user_id=filters.get("user_id"), thread_id=body.thread_id, sim=best)
     return QueryOut(
@@ -104,4 +127,5 @@ def memory_query(body: MemoryQuery):
         thread_id=body.thread_id,
         rev=rev,
         delta=delta_out,
+        related=linked,
     )

@@ -121,12 +121,21 @@ class MemoryQuery(Request):
         default=None,
         description="The thread revision last seen; the answer then starts with what changed since.",
     )
+    related: Annotated[int, Field(ge=0, le=2)] = Field(
+        default=2,
+        description="How many related bullets (memories linked to the results, spec 003 §2) to add; 0 for none.",
+    )
 
 
 class Bullet(Response):
     id: int
     category: str
     text: str
+
+
+class RelatedBullet(Bullet):
+    related_to: int = Field(description="The result this memory is linked to.")
+    strength: float = Field(description="The link's strength (cosine similarity when it was made).")
 
 
 class FullResult(Response):
@@ -169,6 +178,10 @@ class QueryOut(Response):
     thread_id: str | None
     rev: int | None = Field(description="The thread's current revision, when a thread_id was given.")
     delta: DeltaOut | None
+    related: list[RelatedBullet] = Field(
+        default_factory=list,
+        description="Up to `related` memories linked to the results, within your allowlist and the budget.",
+    )
 
 
 # ----- memories -----
@@ -194,6 +207,31 @@ class MemoryCreate(Request):
     run_id: Ident | None = None
     actor_id: Ident | None = None
     role: Role | None = None
+
+
+class ProcedureCreate(Request):
+    """A workflow as 1-12 steps in the imperative mood; saved as "Title:\n1. Step.\n2. Step." (spec 003 §12)."""
+
+    title: Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]
+    steps: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]], Field(min_length=1, max_length=12)
+    ]
+    user_id: Ident | None = None
+    thread_id: Ident | None = None
+    run_id: Ident | None = None
+
+
+class TurnForExtraction(Request):
+    """One conversation turn longer than 400 characters (spec 003 §13's trigger)."""
+
+    turn: Annotated[str, Field(min_length=401, max_length=8000, pattern=NO_NUL)]
+    user_id: Ident | None = None
+    thread_id: Ident | None = None
+
+
+class ExtractionQueued(Response):
+    job_id: str = Field(description="The background job; its facts appear in your memory when it has run.")
+    min_turn_chars: int
 
 
 class MemoryUpdate(Request):

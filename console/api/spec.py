@@ -27,15 +27,16 @@ REF = "#/components/schemas/{model}"
 STATUS_TEXT = {
     200: "OK",
     201: "Created",
-    202: "Accepted: held for the user's consent",
+    202: "Accepted: held for the user's consent, or queued for a worker",
     400: "The body is not valid JSON",
     401: "Missing, invalid or revoked bearer token",
     403: "Forbidden: a category outside your allowlist, or another agent's scope",
-    404: "Not found (another agent's ids are reported exactly like missing ones)",
+    404: "Not found (another agent's ids are reported exactly like missing ones), or a feature switched off",
     409: "Conflict: a locked (constitutional or immutable) memory, or a decided patch",
     413: "Request body too large",
     415: "The body must be sent as application/json",
     422: "Validation failed; `field` and `rule` name what",
+    503: "The job queue is unreachable; nothing was queued",
 }
 PATH_PARAMS = {
     "int": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
