@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
-from models import Agent, db
+from models import Agent, AgentMemory, db
 from models.mutations import dedup_for_agent
 
 log = logging.getLogger(__name__)
@@ -19,9 +19,27 @@ def dedup_agent(agent_id: int) -> dict:
     return {"agent_id": agent_id, "removed": len(removed)}
 
 
+def agents_with_duplicates() -> list[int]:
+    """Active agents holding two active core memories with one content hash: one aggregate over the
+    (agent_id, content_hash) index, so agents with nothing to do cost nothing more."""
+    memories = AgentMemory.__table__.c
+    return list(
+        db.session.scalars(
+            select(memories.agent_id)
+            .join(Agent, Agent.id == memories.agent_id)
+            .where(Agent.active.is_(True), memories.memory_type == "core", memories.deleted_at.is_(None))
+            .group_by(memories.agent_id, memories.content_hash)
+            .having(func.count() > 1)
+            .distinct()
+            .order_by(memories.agent_id)
+        )
+    )
+
+
 def dedup_all_agents() -> dict:
-    """Nightly: dedup every active agent. Idempotent; each agent is its own transaction."""
-    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
+    """Nightly: dedup every active agent that has duplicates. Idempotent; each agent is its own
+    transaction, so a failure leaves the agents before it done and the rest for the next run."""
+    agent_ids = agents_with_duplicates()
     removed = sum(len(dedup_for_agent(agent_id)) for agent_id in agent_ids)
-    log.info("dedup all agents=%d removed=%d", len(agent_ids), removed)
+    log.info("dedup agents with duplicates=%d removed=%d", len(agent_ids), removed)
     return {"agents": len(agent_ids), "removed": removed}

@@ -18,7 +18,7 @@ from flask import current_app
 from redis import Redis
 from redis.lock import Lock
 from rq import get_current_job
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 
 from console.queues import get_rq
 from models import Agent, AgentMemory, RefinementSession, db, utcnow
@@ -297,15 +297,14 @@ def enqueue_refinement(agent_id: int, trigger: str, actor: str, force: bool = Tr
 def agents_due_for_sweep(now=None) -> list[int]:
     """Weekly: active agents never refined or not within the week, plus any over budget (one query)."""
     now = now or utcnow()
-    usage = AgentMemory.core_usage_subquery()
     rows = db.session.scalars(
         select(Agent.id)
-        .join(usage, usage.c.agent_id == Agent.id)
         .where(
             Agent.active.is_(True),
+            Agent.core_count > 0,  # nothing to refine without core memories
             (Agent.last_refinement_at.is_(None))
             | (Agent.last_refinement_at < now - timedelta(weeks=1))
-            | (usage.c.tokens > Agent.core_token_budget),
+            | (Agent.core_tokens > Agent.core_token_budget),
         )
         .order_by(Agent.id)
     )
@@ -313,23 +312,15 @@ def agents_due_for_sweep(now=None) -> list[int]:
 
 
 def over_budget_due(now=None, cooldown: timedelta = OVER_BUDGET_COOLDOWN) -> list[int]:
-    """Over-budget agents without a session started within the cool-down, in one aggregate query."""
+    """Over-budget agents without a session started within the cool-down, in one query over the
+    maintained totals (O(agents), not O(memories)); the cool-down is an index probe per over-budget agent."""
     now = now or utcnow()
-    usage = AgentMemory.core_usage_subquery()
-    last = (
-        select(RefinementSession.agent_id, func.max(RefinementSession.started_at).label("started"))
-        .group_by(RefinementSession.agent_id)
-        .subquery()
+    recent = select(RefinementSession.id).where(
+        RefinementSession.agent_id == Agent.id, RefinementSession.started_at >= now - cooldown
     )
     rows = db.session.scalars(
         select(Agent.id)
-        .join(usage, usage.c.agent_id == Agent.id)
-        .outerjoin(last, last.c.agent_id == Agent.id)
-        .where(
-            Agent.active.is_(True),
-            usage.c.tokens > Agent.core_token_budget,
-            (last.c.started.is_(None)) | (last.c.started < now - cooldown),
-        )
+        .where(Agent.active.is_(True), Agent.core_tokens > Agent.core_token_budget, ~recent.exists())
         .order_by(Agent.id)
     )
     return list(rows)

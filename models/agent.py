@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import Boolean, DateTime, Float, Integer, String, Text, func, select
+from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db, utcnow
@@ -37,6 +37,10 @@ class Agent(db.Model):
     last_refinement_at: Mapped[datetime | None] = mapped_column(DateTime)
     api_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    # Tokens and count of the agent's active core memories, maintained by database triggers on
+    # agent_memories (migration 0005): read them with `core_totals`, never set them.
+    core_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0, server_default="0")
+    core_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
     def issue_token(self) -> str:
@@ -49,7 +53,9 @@ class Agent(db.Model):
     def by_token(cls, token: str) -> Agent | None:
         if not token:
             return None
-        return db.session.scalar(select(cls).where(cls.api_token_hash == hash_token(token), cls.active.is_(True)))
+        return db.session.scalar(
+            select(cls).where(cls.api_token_hash == hash_token(token), cls.active.is_(True))
+        )
 
     @classmethod
     def lookup(cls, name_or_id: str | int) -> Agent | None:
@@ -61,16 +67,9 @@ class Agent(db.Model):
 
     @property
     def core_token_usage(self) -> int:
-        """Tokens of active core memories: soft-deleted rows never count."""
-        from .memory import AgentMemory
-
-        return db.session.scalar(
-            select(func.coalesce(func.sum(AgentMemory.token_estimate), 0)).where(
-                AgentMemory.agent_id == self.id,
-                AgentMemory.memory_type == "core",
-                AgentMemory.deleted_at.is_(None),
-            )
-        )
+        """Tokens of active core memories (soft-deleted rows never count), read fresh from the row the
+        triggers maintain: the attribute loaded earlier in this session may be stale."""
+        return core_totals(self.id)[0]
 
     @property
     def needs_refinement(self) -> bool:
@@ -82,14 +81,22 @@ class Agent(db.Model):
 
     @classmethod
     def over_budget_ids(cls) -> list[int]:
-        """Every active agent whose active core tokens exceed its budget, in one aggregate query."""
-        from .memory import AgentMemory
-
-        usage = AgentMemory.core_usage_subquery()
-        rows = db.session.execute(
-            select(cls.id)
-            .join(usage, usage.c.agent_id == cls.id)
-            .where(cls.active.is_(True), usage.c.tokens > cls.core_token_budget)
-            .order_by(cls.id)
+        """Every active agent whose active core tokens exceed its budget (the maintained totals)."""
+        return list(
+            db.session.scalars(
+                select(cls.id)
+                .where(cls.active.is_(True), cls.core_tokens > cls.core_token_budget)
+                .order_by(cls.id)
+            )
         )
-        return [row.id for row in rows]
+
+
+def core_totals(agent_id: int) -> tuple[int, int]:
+    """(active core tokens, active core count) of an agent: what budgets and the circuit breaker watch.
+
+    One primary-key read of the totals the database triggers keep (pending changes are flushed first,
+    so the triggers have run); O(1) however many memories the agent holds."""
+    row = db.session.execute(
+        select(Agent.core_tokens, Agent.core_count).where(Agent.id == agent_id)
+    ).one_or_none()
+    return (int(row[0]), int(row[1])) if row else (0, 0)

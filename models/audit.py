@@ -14,14 +14,15 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, select
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .changelog import record_memory_change
+from .changelog import record_memory_change, record_memory_changes
 from .db import db, utcnow
 from .memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
 
 REDACTED = None  # the content of a purged memory in its history
+CHUNK = 5000  # ids per IN (...) list and rows per multi-row INSERT on set-based paths
 
 
 class AuditLog(db.Model):
@@ -100,7 +101,9 @@ def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     sha = hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
     if latest is not None and latest.sha256 == sha:
         return latest.id
-    row = AuditContent(memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate)
+    row = AuditContent(
+        memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate
+    )
     db.session.add(row)
     db.session.flush()
     return row.id
@@ -111,16 +114,78 @@ def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict
     if memory is None:
         return None
     db.session.flush()  # the row needs its id before its content can be filed
+    values = {field: getattr(memory, field) for field in SNAPSHOT_FIELDS}
+    return snapshot_values(values, _content_ref(memory, content_loaded))
+
+
+def snapshot_values(values: Any, content_ref: int) -> dict[str, Any]:
+    """The snapshot of a row given as a mapping of its columns (for set-based paths, no ORM object)."""
     snap: dict[str, Any] = {}
     for field in SNAPSHOT_FIELDS:
-        value = getattr(memory, field)
+        value = values[field]
         if field in DATETIME_FIELDS and value is not None:
             value = value.isoformat()
         elif field == "tags":
             value = list(value or [])
         snap[field] = value
-    snap["content_ref"] = _content_ref(memory, content_loaded)
+    snap["content_ref"] = content_ref
     return snap
+
+
+def latest_contents(memory_ids: list[int]) -> dict[int, tuple[int, str]]:
+    """memory id -> (id, sha256) of its newest audit_contents row, the one holding its current text."""
+    newest = (
+        select(func.max(AuditContent.id))
+        .where(AuditContent.memory_id.in_(memory_ids))
+        .group_by(AuditContent.memory_id)
+    )
+    rows = db.session.execute(
+        select(AuditContent.memory_id, AuditContent.id, AuditContent.sha256).where(
+            AuditContent.id.in_(newest)
+        )
+    )
+    return {memory_id: (content_id, sha) for memory_id, content_id, sha in rows}
+
+
+def file_contents(rows: list[AgentMemory]) -> list[int]:
+    """File the current text of these memories as their newest audit_contents rows, in one multi-row
+    INSERT; returns the new rows' ids in order (set-based counterpart of `_content_ref`)."""
+    if not rows:
+        return []
+    table = AuditContent.__table__
+    values = [
+        {
+            "memory_id": m.id,
+            "sha256": hashlib.sha256(m.content.encode("utf-8")).hexdigest(),
+            "content": m.content,
+            "token_estimate": m.token_estimate,
+        }
+        for m in rows
+    ]
+    return db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).all()
+
+
+def content_sha(memory: AgentMemory) -> str:
+    return hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
+
+
+def latest_content_refs(memory_ids: list[int]) -> dict[int, int]:
+    """memory id -> the audit_contents row holding its current text (the newest one), in one query per
+    chunk; the text itself is never read."""
+    refs: dict[int, int] = {}
+    for start in range(0, len(memory_ids), CHUNK):
+        chunk = memory_ids[start : start + CHUNK]
+        refs.update(
+            db.session.execute(
+                select(AuditContent.memory_id, func.max(AuditContent.id))
+                .where(AuditContent.memory_id.in_(chunk))
+                .group_by(AuditContent.memory_id)
+            ).all()
+        )
+    missing = set(memory_ids) - set(refs)
+    if missing:
+        raise RuntimeError(f"memories {sorted(missing)[:5]} have no filed content")
+    return refs
 
 
 def restore_fields(snap: dict[str, Any]) -> dict[str, Any]:
@@ -168,3 +233,28 @@ def write_audit(
     if memory_id is not None:  # the delta header's change log and the operational event (spec 003 §1, §14)
         record_memory_change(record)
     return record
+
+
+def write_audits(rows: list[dict[str, Any]]) -> list[int]:
+    """Add many audit records to the current transaction in multi-row INSERTs, with the same hooks as
+    `write_audit` (change log and events). Each row has write_audit's keyword arguments. Returns ids."""
+    if not rows:
+        return []
+    now = utcnow()
+    records = [
+        {"memory_id": None, "session_id": None, "before": None, "after": None, **row, "created_at": now}
+        for row in rows
+    ]
+    for record in records:
+        record["data"] = record.get("data") or {}
+    ids: list[int] = []
+    table = AuditLog.__table__
+    for start in range(0, len(records), CHUNK):
+        chunk = records[start : start + CHUNK]
+        ids += db.session.scalars(
+            insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk
+        ).all()
+    for record, record_id in zip(records, ids, strict=True):
+        record["id"] = record_id
+    record_memory_changes([r for r in records if r["memory_id"] is not None])
+    return ids

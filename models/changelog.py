@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import (
@@ -119,6 +120,19 @@ def record_memory_change(record: Any) -> None:
     Called by `write_audit` for records that name a memory, inside the same transaction.
     """
     events.record_write(record)
+    _record_thread_change(record)
+
+
+def record_memory_changes(records: list[dict[str, Any]]) -> None:
+    """The audit hook for many records at once (set-based paths such as dedup): their events in one
+    multi-row insert, and change-log entries for those whose memory belongs to a thread."""
+    items = [SimpleNamespace(**record) for record in records]
+    events.record_writes(items)
+    for item in items:
+        _record_thread_change(item)
+
+
+def _record_thread_change(record: Any) -> None:
     event = _event(record)
     if event is None:
         return

@@ -66,25 +66,36 @@ def node_for(actor: str, session_id: int | None) -> str:
     return "hotpath"
 
 
-def record_write(record: Any) -> None:
-    """Add the event of one audited memory change to the current transaction."""
+def _event_row(record: Any) -> dict[str, Any] | None:
     op = OPS.get(record.action)
     if op is None:
-        return
+        return None
     snap = record.after or record.before or {}
-    db.session.add(
-        OpEvent(
-            agent_id=record.agent_id,
-            user_id=snap.get("user_id"),
-            thread_id=snap.get("thread_id"),
-            node=node_for(record.actor, record.session_id),
-            op=op,
-            status="ok",
-            memory_id=record.memory_id,
-            category=snap.get("category"),
-            ts=record.created_at,
-        )
-    )
+    return {
+        "agent_id": record.agent_id,
+        "user_id": snap.get("user_id"),
+        "thread_id": snap.get("thread_id"),
+        "node": node_for(record.actor, record.session_id),
+        "op": op,
+        "status": "ok",
+        "memory_id": record.memory_id,
+        "category": snap.get("category"),
+        "ts": record.created_at,
+    }
+
+
+def record_write(record: Any) -> None:
+    """Add the event of one audited memory change to the current transaction."""
+    row = _event_row(record)
+    if row is not None:
+        db.session.add(OpEvent(**row))
+
+
+def record_writes(records: list[Any]) -> None:
+    """The events of many audited changes, in one multi-row INSERT in the current transaction."""
+    rows = [row for row in map(_event_row, records) if row is not None]
+    if rows:
+        db.session.execute(insert(OpEvent.__table__), rows)
 
 
 def _write_events(rows: list[dict[str, Any]]) -> None:

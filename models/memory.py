@@ -20,7 +20,6 @@ from sqlalchemy import (
     Select,
     String,
     Text,
-    func,
     select,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -148,27 +147,11 @@ class AgentMemory(db.Model):
         return cls.active(agent_id).where(cls.memory_type == "core").order_by(cls.created_at, cls.id)
 
     @classmethod
-    def core_usage_subquery(cls):
-        """(agent_id, tokens, count) of active core memories per agent: the one aggregate behind budgets."""
-        return (
-            select(
-                cls.agent_id,
-                func.sum(cls.token_estimate).label("tokens"),
-                func.count().label("count"),
-            )
-            .where(cls.memory_type == "core", cls.deleted_at.is_(None))
-            .group_by(cls.agent_id)
-            .subquery()
-        )
-
-    @classmethod
     def for_prompt(cls, agent_id: int, now: datetime | None = None) -> Select:
         """Active core memories plus active journals of the last week, oldest first."""
         since = (now or utcnow()) - JOURNAL_WINDOW
         return (
             cls.active(agent_id)
-            .where(
-                (cls.memory_type == "core") | ((cls.memory_type == "journal") & (cls.created_at >= since))
-            )
+            .where((cls.memory_type == "core") | ((cls.memory_type == "journal") & (cls.created_at >= since)))
             .order_by(cls.created_at, cls.id)
         )

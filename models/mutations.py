@@ -18,13 +18,21 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, select, update
-from sqlalchemy.orm import aliased, defer
 
 from .agent import Agent
-from .audit import AuditContent, new_op_id, snapshot, write_audit
+from .audit import (
+    CHUNK,
+    AuditContent,
+    latest_content_refs,
+    new_op_id,
+    snapshot,
+    snapshot_values,
+    write_audit,
+    write_audits,
+)
 from .db import atomic, db, utcnow
 from .errors import ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed
-from .memory import MAX_CONTENT_CHARS, MEMORY_TYPES, AgentMemory
+from .memory import IMMUTABLE_TAGS, MAX_CONTENT_CHARS, MEMORY_TYPES, SNAPSHOT_FIELDS, AgentMemory
 
 AGENT_ACTOR = "agent"
 SCOPING_FIELDS = ("user_id", "thread_id", "run_id", "actor_id", "role")
@@ -94,9 +102,7 @@ def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
     if "tags" in cleaned:
         cleaned["tags"] = clean_tags(cleaned["tags"])
     if "memory_type" in cleaned and cleaned["memory_type"] not in MEMORY_TYPES:
-        raise ValidationFailed(
-            f"memory_type must be one of {', '.join(MEMORY_TYPES)}", field="memory_type"
-        )
+        raise ValidationFailed(f"memory_type must be one of {', '.join(MEMORY_TYPES)}", field="memory_type")
     importance = cleaned.get("importance")
     if importance is not None and (
         isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5
@@ -161,7 +167,8 @@ def _guard_agent_locks(actor: str, memories: Iterable[AgentMemory], verb: str) -
         immutable = [m.id for m in memories if m.immutable_tags]
         if immutable:
             raise ImmutableMemory(
-                f"cannot {verb} memories tagged audio, somatic or voice: " + ", ".join(f"#{i}" for i in immutable),
+                f"cannot {verb} memories tagged audio, somatic or voice: "
+                + ", ".join(f"#{i}" for i in immutable),
                 ids=immutable,
             )
 
@@ -247,7 +254,9 @@ def update_memory(
         memory = _load(agent_id, memory_id)
         if is_agent_path(actor):
             if memory.immutable_tags:
-                raise ImmutableMemory(f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and cannot be changed")
+                raise ImmutableMemory(
+                    f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and cannot be changed"
+                )
             if memory.constitutional and session_id is None:
                 raise ConstitutionalLocked(
                     f"memory #{memory.id} is constitutional; it can be tightened only in a refinement session"
@@ -356,7 +365,9 @@ def consolidate_memories(
         if require_type is not None and types != {require_type}:
             wrong = [m.id for m in sources if m.memory_type != require_type]
             raise ValidationFailed(
-                f"only {require_type} memories can be consolidated here: " + ", ".join(f"#{i}" for i in wrong), ids=wrong
+                f"only {require_type} memories can be consolidated here: "
+                + ", ".join(f"#{i}" for i in wrong),
+                ids=wrong,
             )
         if len(types) != 1:
             raise ValidationFailed("memories of different types cannot be consolidated")
@@ -364,7 +375,8 @@ def consolidate_memories(
         locked = [m.id for m in sources if m.constitutional]
         if locked:
             raise ConstitutionalLocked(
-                "constitutional memories cannot be consolidated: " + ", ".join(f"#{i}" for i in locked), ids=locked
+                "constitutional memories cannot be consolidated: " + ", ".join(f"#{i}" for i in locked),
+                ids=locked,
             )
         op_id = new_op_id()
         tags: list[str] = []
@@ -440,66 +452,87 @@ def set_constitutional(
     return memory
 
 
-def dedup_for_agent(agent_id: int, *, actor: str = "system:dedup", session_id: int | None = None) -> list[int]:
+def dedup_for_agent(
+    agent_id: int, *, actor: str = "system:dedup", session_id: int | None = None
+) -> list[int]:
     """Content-blind exact-duplicate removal for one agent's active core memories.
 
     One set-based query picks every non-constitutional row whose content_hash matches an earlier
     active core row (earliest origin date wins, id breaks ties); those are soft-deleted and
     audited. The content column is never loaded, so no text is compared or even read in Python.
+    Set-based throughout (one locking SELECT, one query for the content references, one UPDATE and
+    multi-row audit INSERTs per 5,000 rows), so its cost is a few round trips, not a few per row.
     Running it again finds nothing more to do.
     """
-    keeper = aliased(AgentMemory)
+    table = AgentMemory.__table__
+    keeper = table.alias("keeper")
     earlier = exists().where(
-        keeper.agent_id == AgentMemory.agent_id,
-        keeper.content_hash == AgentMemory.content_hash,
-        keeper.memory_type == "core",
-        keeper.deleted_at.is_(None),
-        (keeper.created_at < AgentMemory.created_at)
-        | and_(keeper.created_at == AgentMemory.created_at, keeper.id < AgentMemory.id),
+        keeper.c.agent_id == table.c.agent_id,
+        keeper.c.content_hash == table.c.content_hash,
+        keeper.c.memory_type == "core",
+        keeper.c.deleted_at.is_(None),
+        (keeper.c.created_at < table.c.created_at)
+        | and_(keeper.c.created_at == table.c.created_at, keeper.c.id < table.c.id),
     )
     with atomic():
-        duplicates = db.session.scalars(
-            select(AgentMemory)
-            .options(defer(AgentMemory.content, raiseload=True))
-            .where(
-                AgentMemory.agent_id == agent_id,
-                AgentMemory.memory_type == "core",
-                AgentMemory.deleted_at.is_(None),
-                AgentMemory.constitutional.is_(False),
-                earlier,
+        rows = (
+            db.session.execute(
+                select(
+                    *(table.c[field] for field in SNAPSHOT_FIELDS)
+                )  # every snapshot column; never `content`
+                .where(
+                    table.c.agent_id == agent_id,
+                    table.c.memory_type == "core",
+                    table.c.deleted_at.is_(None),
+                    table.c.constitutional.is_(False),
+                    earlier,
+                )
+                .order_by(table.c.id)
+                .with_for_update()
             )
-            .order_by(AgentMemory.id)
-            .with_for_update()
-        ).all()
+            .mappings()
+            .all()
+        )
         # Memories tagged audio, somatic or voice are immutable for every agent path, dedup included.
-        duplicates = [m for m in duplicates if not m.immutable_tags]
-        # Ids now: after the commit the rows are expired, and touching them would reload the text.
-        removed = [m.id for m in duplicates]
+        duplicates = [r for r in rows if not {str(t).lower() for t in (r["tags"] or [])} & IMMUTABLE_TAGS]
+        removed = [r["id"] for r in duplicates]
         if not duplicates:
             return []
         op_id, now = new_op_id(), utcnow()
-        for memory in duplicates:
-            before = snapshot(memory, content_loaded=False)
-            memory.deleted_at = now
-            memory.updated_at = now
-            write_audit(
-                op_id=op_id,
-                actor=actor,
-                action="dedup",
-                agent_id=agent_id,
-                memory_id=memory.id,
-                session_id=session_id,
-                before=before,
-                after=snapshot(memory, content_loaded=False),
-                data={"content_hash": memory.content_hash},
+        refs = latest_content_refs(removed)
+        for start in range(0, len(removed), CHUNK):
+            db.session.execute(
+                update(table)
+                .where(table.c.id.in_(removed[start : start + CHUNK]))
+                .values(deleted_at=now, updated_at=now)
             )
+        audits = []
+        for row in duplicates:
+            before = snapshot_values(row, refs[row["id"]])
+            audits.append(
+                {
+                    "op_id": op_id, "actor": actor, "action": "dedup", "agent_id": agent_id,
+                    "memory_id": row["id"], "session_id": session_id, "before": before,
+                    "after": {**before, "deleted_at": now.isoformat(), "updated_at": now.isoformat()},
+                    "data": {"content_hash": row["content_hash"]},
+                }
+            )  # fmt: skip
+        write_audits(audits)
+        db.session.expire_all()  # ORM copies of these rows are stale now
     return removed
 
 
 def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent:
     """Change an agent's refinement settings, audited (no memory row is touched)."""
     _check_actor(actor)
-    allowed = {"core_token_budget", "min_retention", "refinement_prompt", "model_id", "base_url", "mechanic_preconsent"}
+    allowed = {
+        "core_token_budget",
+        "min_retention",
+        "refinement_prompt",
+        "model_id",
+        "base_url",
+        "mechanic_preconsent",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise ValidationFailed(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -519,7 +552,9 @@ def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent
             raise ValidationFailed("refinement_prompt must be a string")
         prompt = prompt.strip() or None
         if prompt and len(prompt) > MAX_REFINEMENT_PROMPT_CHARS:
-            raise ValidationFailed(f"refinement_prompt is limited to {MAX_REFINEMENT_PROMPT_CHARS:,} characters")
+            raise ValidationFailed(
+                f"refinement_prompt is limited to {MAX_REFINEMENT_PROMPT_CHARS:,} characters"
+            )
         changes["refinement_prompt"] = prompt
     if "mechanic_preconsent" in changes and not isinstance(changes["mechanic_preconsent"], bool):
         raise ValidationFailed("mechanic_preconsent must be true or false")
@@ -545,7 +580,9 @@ def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent
 
 def set_refinement_prompt(agent_id: int, prompt: str | None, *, actor: str = AGENT_ACTOR) -> Agent:
     """The agent's self-authored refinement instructions (spec 002 C); None restores the default."""
-    return update_agent_settings(agent_id, actor=actor, refinement_prompt=prompt if prompt is not None else "")
+    return update_agent_settings(
+        agent_id, actor=actor, refinement_prompt=prompt if prompt is not None else ""
+    )
 
 
 PURGE_GRACE = timedelta(days=30)
@@ -591,7 +628,9 @@ def expire_memory(
     return memory
 
 
-def purge_memory(agent_id: int, memory_id: int, *, actor: str = "system:ttl", now: datetime | None = None) -> None:
+def purge_memory(
+    agent_id: int, memory_id: int, *, actor: str = "system:ttl", now: datetime | None = None
+) -> None:
     """TTL step two: remove an expired row for good and redact its text from its history.
 
     The audit trail keeps a tombstone (content hash and token count); the text itself is blanked

@@ -18,9 +18,9 @@ import json
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from .agent import Agent
+from .agent import Agent, core_totals
 from .audit import new_op_id, write_audit
 from .db import atomic, db, utcnow
 from .errors import DomainError
@@ -53,15 +53,21 @@ class SearchArgs(_Args):
     """Find your active core memories containing a keyword (case-insensitive), optionally by origin date."""
 
     query: str = Field(min_length=1, max_length=200, description="Keyword or phrase; % and _ are literal.")
-    since: str | None = Field(default=None, description="Origin date from (YYYY-MM-DD or ISO 8601), inclusive.")
-    until: str | None = Field(default=None, description="Origin date until (YYYY-MM-DD or ISO 8601), inclusive.")
+    since: str | None = Field(
+        default=None, description="Origin date from (YYYY-MM-DD or ISO 8601), inclusive."
+    )
+    until: str | None = Field(
+        default=None, description="Origin date until (YYYY-MM-DD or ISO 8601), inclusive."
+    )
 
 
 class ConsolidateArgs(_Args):
     """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
 
     ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Memory ids to merge.")
-    new_content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The one memory replacing them.")
+    new_content: str = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="The one memory replacing them."
+    )
 
 
 class UpdateArgs(_Args):
@@ -118,7 +124,10 @@ def tool_specs() -> list[dict[str, Any]]:
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
         specs.append(
-            {"type": "function", "function": {"name": name, "description": model.__doc__.strip(), "parameters": schema}}
+            {
+                "type": "function",
+                "function": {"name": name, "description": model.__doc__.strip(), "parameters": schema},
+            }
         )
     return specs
 
@@ -143,18 +152,6 @@ def _parse_day(value: str | None, field: str, end: bool):
     return moment
 
 
-def core_totals(agent_id: int) -> tuple[int, int]:
-    """(active core tokens, active core count): what the circuit breaker watches."""
-    tokens, count = db.session.execute(
-        select(func.coalesce(func.sum(AgentMemory.token_estimate), 0), func.count()).where(
-            AgentMemory.agent_id == agent_id,
-            AgentMemory.memory_type == "core",
-            AgentMemory.deleted_at.is_(None),
-        )
-    ).one()
-    return int(tokens), int(count)
-
-
 class RefinementToolbox:
     """Executes one session's tool calls. Holds no state of its own: the session row is the truth,
     so a call from a new process after a crash sees the same cap, counts and termination."""
@@ -163,7 +160,9 @@ class RefinementToolbox:
         self.session_id = session_id
 
     def _session(self) -> RefinementSession:
-        session = db.session.get(RefinementSession, self.session_id, populate_existing=True, with_for_update=True)
+        session = db.session.get(
+            RefinementSession, self.session_id, populate_existing=True, with_for_update=True
+        )
         if session is None:
             raise LookupError(f"refinement session {self.session_id} not found")
         return session
@@ -181,14 +180,18 @@ class RefinementToolbox:
         if session.status == "terminated":
             return _error("terminated", TERMINATED_MESSAGE)
         if session.status != "running":
-            return _error("session_closed", f"this session is {session.status}; no further calls are accepted")
+            return _error(
+                "session_closed", f"this session is {session.status}; no further calls are accepted"
+            )
         if name not in TOOL_ARGS:
             return _error("unknown_tool", f"unknown tool {name!r}", tools=sorted(TOOL_ARGS))
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except json.JSONDecodeError as err:
-                return _error("bad_arguments", f"arguments are not valid JSON ({err.msg} at column {err.colno})")
+                return _error(
+                    "bad_arguments", f"arguments are not valid JSON ({err.msg} at column {err.colno})"
+                )
         if not isinstance(arguments, dict):
             return _error("bad_arguments", "arguments must be a JSON object")
         try:
@@ -237,7 +240,11 @@ class RefinementToolbox:
         )
         self._count(session, "consolidations", 1)
         self._count(session, "consolidated", len(args.ids))
-        return {"consolidated": args.ids, "new_id": merged.id, "created_at": merged.created_at.date().isoformat()}
+        return {
+            "consolidated": args.ids,
+            "new_id": merged.id,
+            "created_at": merged.created_at.date().isoformat(),
+        }
 
     def _update_memory(self, session: RefinementSession, args: UpdateArgs) -> dict[str, Any]:
         memory = update_memory(
@@ -250,7 +257,9 @@ class RefinementToolbox:
         if (args.id is None) == (args.ids is None):
             raise DomainError("pass either id or ids")
         ids = [args.id] if args.id is not None else list(args.ids)
-        soft_delete_memories(session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement")
+        soft_delete_memories(
+            session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement"
+        )
         self._count(session, "deleted", len(ids))
         return {"deleted": ids}
 
@@ -282,7 +291,11 @@ class RefinementToolbox:
             action="refinement_complete",
             agent_id=session.agent_id,
             session_id=session.id,
-            data={"ops": session.ops_count, "stats": dict(session.stats or {}), "summary_chars": len(args.summary)},
+            data={
+                "ops": session.ops_count,
+                "stats": dict(session.stats or {}),
+                "summary_chars": len(args.summary),
+            },
         )
         db.session.get(Agent, session.agent_id).last_refinement_at = now
         return {
@@ -315,8 +328,12 @@ class RefinementToolbox:
         session.stats = stats
 
     def _breaker_tripped(self, session: RefinementSession) -> bool:
-        threshold = db.session.get(Agent, session.agent_id).min_retention
-        tokens, count = core_totals(session.agent_id)
+        # One primary-key read: the threshold and the totals the database triggers maintain (O(1)).
+        threshold, tokens, count = db.session.execute(
+            select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
+                Agent.id == session.agent_id
+            )
+        ).one()
         start_tokens, start_count = session.tokens_before or 0, session.count_before or 0
         return (start_tokens > 0 and tokens < threshold * start_tokens) or (
             start_count > 0 and count < threshold * start_count

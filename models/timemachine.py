@@ -20,10 +20,21 @@ from typing import Any
 
 from sqlalchemy import select
 
-from .audit import AuditLog, new_op_id, restore_fields, snapshot, write_audit
+from .audit import (
+    AuditContent,
+    AuditLog,
+    _content_ref,
+    content_sha,
+    file_contents,
+    latest_contents,
+    new_op_id,
+    restore_fields,
+    snapshot_values,
+    write_audits,
+)
 from .db import atomic, db, utcnow
 from .errors import NotFound, RollbackConflict, ValidationFailed
-from .memory import AgentMemory
+from .memory import SNAPSHOT_FIELDS, AgentMemory
 from .mutations import _check_actor
 from .session import RefinementSession
 
@@ -51,6 +62,7 @@ class RollbackPlan:
     @property
     def summary(self) -> dict[str, Any]:
         """Counts and token deltas for a confirm step (no content)."""
+
         def core_tokens(change: MemoryChange, after: bool) -> int:
             return change.tokens_after if after else change.tokens_now
 
@@ -139,21 +151,43 @@ def _plan(
         else:
             after_active = target.get("deleted_at") is None
             after_tokens = _core_tokens(after_active, target.get("memory_type"), target.get("token_estimate"))
-            plan.changes.append(MemoryChange(memory_id, "restore", now_tokens, after_tokens, now_active, after_active))
+            plan.changes.append(
+                MemoryChange(memory_id, "restore", now_tokens, after_tokens, now_active, after_active)
+            )
     return plan
 
 
 def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
+    """Apply a plan whose rows `_plan` has locked. Set-based: the rows, their current content
+    references and the target texts are read once for all memories; new text references and the
+    audit records are written in multi-row INSERTs; so a rollback costs a handful of round trips
+    whatever it touches."""
     agent_id = plan.agent_id
     tokens_before = _agent_core_tokens(agent_id)
     op_id = new_op_id()
-    written = False  # report the op_id only if a record carries it: otherwise there is nothing to roll back
+    ids = [c.memory_id for c in plan.changes if c.action != "unrecoverable"]
+    rows = (
+        {m.id: m for m in db.session.scalars(select(AgentMemory).where(AgentMemory.id.in_(ids)))}
+        if ids
+        else {}
+    )
+    current = latest_contents(ids) if ids else {}
+    wanted = {t["content_ref"] for m, t in plan.targets.items() if m in rows and t is not None}
+    # The target texts, into the identity map (held here: it keeps objects only weakly), so
+    # restore_fields reads none of them again.
+    texts = (
+        db.session.scalars(select(AuditContent).where(AuditContent.id.in_(wanted))).all() if wanted else []
+    )
+    pending: list[tuple[AgentMemory, dict, dict]] = []  # (row, before, after without its content_ref)
     for change in plan.changes:
         if change.action == "unrecoverable":
             continue
-        row = db.session.scalar(select(AgentMemory).where(AgentMemory.id == change.memory_id).with_for_update())
+        row = rows[change.memory_id]
         target = plan.targets[change.memory_id]
-        before = snapshot(row)
+        ref, sha = current.get(row.id, (None, None))
+        if content_sha(row) != sha:  # text changed outside the mutation path, or never filed: file it now
+            ref, sha = _content_ref(row, True), content_sha(row)
+        before = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
         if target is None:
             if row.deleted_at is None:
                 now = utcnow()
@@ -174,23 +208,29 @@ def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
                 db.session.flush()
             for name, value in values.items():
                 setattr(row, name, value)
-        db.session.flush()
-        after = snapshot(row)
-        if after == before:  # already in the target state: nothing changed, nothing to record
+        after = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
+        if content_sha(row) != sha:
+            after["content_ref"] = None  # filed below, with the others
+        elif after == before:  # already in the target state: nothing changed, nothing to record
             continue
-        write_audit(
-            op_id=op_id,
-            actor=actor,
-            action="rollback",
-            agent_id=agent_id,
-            memory_id=row.id,
-            before=before,
-            after=after,
-            data={"rollback_of": plan.scope},
-        )
-        written = True
+        pending.append((row, before, after))
+    del texts
+    db.session.flush()  # the restored rows, before their texts and audit records
+    refiled = [row for row, _, after in pending if after["content_ref"] is None]
+    new_refs = dict(zip((r.id for r in refiled), file_contents(refiled), strict=True))
+    records = []
+    for row, before, after in pending:
+        if after["content_ref"] is None:
+            after["content_ref"] = new_refs[row.id]
+        records.append(
+            {
+                "op_id": op_id, "actor": actor, "action": "rollback", "agent_id": agent_id, "memory_id": row.id,
+                "before": before, "after": after, "data": {"rollback_of": plan.scope},
+            }
+        )  # fmt: skip
+    write_audits(records)
     return RollbackResult(
-        op_id=op_id if written else None,
+        op_id=op_id if records else None,  # only if a record carries it: otherwise nothing to roll back
         agent_id=agent_id,
         scope=plan.scope,
         summary=plan.summary,
@@ -200,10 +240,9 @@ def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
 
 
 def _agent_core_tokens(agent_id: int) -> int:
-    from .agent import Agent
+    from .agent import core_totals
 
-    agent = db.session.get(Agent, agent_id)
-    return agent.core_token_usage if agent else 0
+    return core_totals(agent_id)[0]
 
 
 # ----- selecting what to roll back -----

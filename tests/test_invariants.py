@@ -130,7 +130,9 @@ def test_failed_audit_write_leaves_memory_unchanged(make_agent, operation, reque
         "update": lambda: update_memory(agent.id, first.id, actor="admin:1", content="Runs at dawn"),
         "delete": lambda: soft_delete_memories(agent.id, [first.id, second.id], actor="admin:1"),
         "restore": lambda: restore_memory(agent.id, deleted.id, actor="admin:1"),
-        "consolidate": lambda: consolidate_memories(agent.id, [first.id, second.id], "Walks at dawn.", actor="admin:1"),
+        "consolidate": lambda: consolidate_memories(
+            agent.id, [first.id, second.id], "Walks at dawn.", actor="admin:1"
+        ),
         "protect": lambda: set_constitutional(agent.id, first.id, True, actor="admin:1"),
         "unprotect": lambda: set_constitutional(agent.id, locked.id, False, actor="admin:1"),
         "dedup": lambda: dedup_for_agent(agent.id),
@@ -158,7 +160,9 @@ def test_consolidation_audit_links_sources_and_result_in_one_operation(make_agen
 
 
 def _op_of(memory_id: int) -> str:
-    return db.session.scalar(sa.select(AuditLog.op_id).where(AuditLog.memory_id == memory_id).order_by(AuditLog.id))
+    return db.session.scalar(
+        sa.select(AuditLog.op_id).where(AuditLog.memory_id == memory_id).order_by(AuditLog.id)
+    )
 
 
 # ----- invariant 2: constitutional is a lock -----
@@ -198,7 +202,9 @@ def test_agent_paths_cannot_delete_consolidate_or_purge_constitutional(make_agen
         with pytest.raises(ConstitutionalLocked):
             soft_delete_memories(agent.id, [locked.id], actor=actor, session_id=session.id)
         with pytest.raises(ConstitutionalLocked):
-            consolidate_memories(agent.id, [locked.id, other.id], "Merged", actor=actor, session_id=session.id)
+            consolidate_memories(
+                agent.id, [locked.id, other.id], "Merged", actor=actor, session_id=session.id
+            )
     with pytest.raises(ConstitutionalLocked):
         expire_memory(agent.id, locked.id)
     with pytest.raises(ConstitutionalLocked):
@@ -280,11 +286,61 @@ def test_dedup_is_content_blind_keeps_earliest_and_skips_constitutional(make_age
     removed = dedup_for_agent(agent.id)
     assert removed == [later.id]
     assert all(
-        _row_state(i)["deleted_at"] is None for i in (keeper.id, locked.id, journal.id, distinct.id, voice.id, voice_twin.id)
+        _row_state(i)["deleted_at"] is None
+        for i in (keeper.id, locked.id, journal.id, distinct.id, voice.id, voice_twin.id)
     )
     record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "dedup"))
     assert record.actor == "system:dedup" and record.memory_id == later.id
     assert dedup_for_agent(agent.id) == []  # idempotent
+
+
+def test_set_based_dedup_writes_the_same_snapshots_events_and_thread_changes_as_one_by_one(make_agent):
+    from models import ChangeLogEntry, OpEvent
+
+    agent = make_agent()
+    now = utcnow()
+    keeper = create_memory(agent.id, "Likes tea", actor="admin:1", created_at=now - timedelta(days=3))
+    twins = [
+        create_memory(agent.id, "likes tea", actor="admin:1", thread_id=f"t{n}", user_id="u1", importance=4)
+        for n in range(3)
+    ]
+    before = {t.id: _row_state(t.id) for t in twins}
+    db.session.expire_all()
+
+    removed = dedup_for_agent(agent.id)
+
+    assert removed == [t.id for t in twins] and _row_state(keeper.id)["deleted_at"] is None
+    records = db.session.scalars(
+        sa.select(AuditLog).where(AuditLog.action == "dedup").order_by(AuditLog.id)
+    ).all()
+    assert [r.memory_id for r in records] == removed and len({r.op_id for r in records}) == 1
+    for record in records:
+        row = _row_state(record.memory_id)
+        assert row["deleted_at"] is not None
+        assert {k: v for k, v in record.before.items() if k != "content_ref"} == {
+            k: (v.isoformat() if hasattr(v, "isoformat") else v)
+            for k, v in before[record.memory_id].items()
+            if k in record.before
+        }
+        assert record.after == {
+            **record.before,
+            "deleted_at": row["deleted_at"].isoformat(),
+            "updated_at": row["updated_at"].isoformat(),
+        }
+        content = db.session.get(AuditContent, record.before["content_ref"])
+        assert content.memory_id == record.memory_id and content.sha256  # the twin's own filed text
+    changes = db.session.execute(
+        sa.select(ChangeLogEntry.thread_id, ChangeLogEntry.memory_id, ChangeLogEntry.event)
+        .where(ChangeLogEntry.event == "deleted")
+        .order_by(ChangeLogEntry.id)
+    ).all()
+    assert changes == [(f"t{n}", t.id, "deleted") for n, t in enumerate(twins)]
+    ops = db.session.execute(
+        sa.select(OpEvent.memory_id, OpEvent.user_id).where(
+            OpEvent.memory_id.in_(removed), OpEvent.op == "delete"
+        )
+    ).all()
+    assert sorted(ops) == sorted((t.id, "u1") for t in twins)
 
 
 def test_dedup_never_loads_memory_content(make_agent):
@@ -323,7 +379,10 @@ def test_soft_deleted_memories_never_reach_prompt_scopes_or_token_counts(make_ag
     soft_delete_memories(agent.id, [gone.id, gone_journal.id], actor="admin:1")
 
     prompt_ids = db.session.scalars(AgentMemory.for_prompt(agent.id)).all()
-    assert [m.id for m in prompt_ids] == [kept.id, fresh_journal.id]  # oldest first, no deleted, no stale journal
+    assert [m.id for m in prompt_ids] == [
+        kept.id,
+        fresh_journal.id,
+    ]  # oldest first, no deleted, no stale journal
     assert old_journal.id not in [m.id for m in prompt_ids]
     assert agent.core_token_usage == kept.token_estimate
     assert not agent.needs_refinement
@@ -406,9 +465,109 @@ def test_ttl_purge_redacts_history_but_keeps_a_tombstone(make_agent):
     purge_memory(agent.id, memory.id)
 
     assert _row_state(memory.id) is None
-    texts = db.session.scalars(sa.select(AuditContent.content).where(AuditContent.memory_id == memory.id)).all()
+    texts = db.session.scalars(
+        sa.select(AuditContent.content).where(AuditContent.memory_id == memory.id)
+    ).all()
     assert texts and all(t is None for t in texts)
     record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "purge"))
     assert record.data["tombstone"]["token_estimate"] == 4 and record.data["content_redacted"] is True
     # Earlier audit rows are untouched (still there, same ids): only the side table was redacted.
-    assert set(audit_ids) < set(db.session.scalars(sa.select(AuditLog.id).where(AuditLog.memory_id == memory.id)))
+    assert set(audit_ids) < set(
+        db.session.scalars(sa.select(AuditLog.id).where(AuditLog.memory_id == memory.id))
+    )
+
+
+def _aggregate(agent_id: int) -> tuple[int, int]:
+    db.session.expire_all()
+    tokens, count = db.session.execute(
+        sa.select(sa.func.coalesce(sa.func.sum(AgentMemory.token_estimate), 0), sa.func.count()).where(
+            AgentMemory.agent_id == agent_id,
+            AgentMemory.memory_type == "core",
+            AgentMemory.deleted_at.is_(None),
+        )
+    ).one()
+    return int(tokens), int(count)
+
+
+def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_sql(make_agent):
+    """agents.core_tokens / core_count (migration 0005) are what the breaker and the scans read: they
+    must equal the aggregate after any write, whoever makes it."""
+    from models.agent import core_totals
+    from models.timemachine import rollback_operation
+
+    agent, other = make_agent(), make_agent()
+
+    def check() -> None:
+        for a in (agent, other):
+            assert core_totals(a.id) == _aggregate(a.id)
+
+    a = create_memory(agent.id, "Core fact one", actor="admin:1")
+    b = create_memory(agent.id, "Core fact two, a little longer than the first", actor="admin:1")
+    c = create_memory(agent.id, "An episodic note", actor="admin:1", memory_type="episodic")
+    assert core_totals(agent.id) == (a.token_estimate + b.token_estimate, 2)
+    check()
+    update_memory(agent.id, a.id, actor="admin:1", content="Core fact one, now rewritten to be rather longer")
+    check()
+    update_memory(agent.id, c.id, actor="admin:1", memory_type="core")  # becomes core
+    check()
+    update_memory(agent.id, b.id, actor="admin:1", memory_type="semantic")  # stops being core
+    check()
+    (deleted,) = soft_delete_memories(agent.id, [a.id], actor="admin:1")
+    check()
+    restore_memory(agent.id, a.id, actor="admin:1")
+    check()
+    merged = consolidate_memories(agent.id, [a.id, c.id], "Core facts, merged", actor="admin:1")
+    check()
+    op = db.session.scalar(sa.select(AuditLog.op_id).where(AuditLog.memory_id == merged.id))
+    rollback_operation(op, actor="admin:1")
+    check()
+    dedup_for_agent(agent.id)
+    check()
+    # Raw and bulk SQL, bypassing the ORM: the triggers still keep count.
+    table = AgentMemory.__table__
+    db.session.execute(
+        table.insert(),
+        [
+            {
+                "agent_id": agent.id,
+                "memory_type": "core",
+                "content": f"bulk {n}",
+                "content_hash": f"h{n}",
+                "token_estimate": 3 + n,
+                "tags": [],
+                "pinned": False,
+                "constitutional": False,
+                "created_at": utcnow(),
+                "updated_at": utcnow(),
+            }
+            for n in range(5)
+        ]
+        + [
+            {
+                "agent_id": other.id,
+                "memory_type": "core",
+                "content": "other",
+                "content_hash": "o",
+                "token_estimate": 7,
+                "tags": [],
+                "pinned": False,
+                "constitutional": False,
+                "created_at": utcnow(),
+                "updated_at": utcnow(),
+            }
+        ],
+    )
+    check()
+    db.session.execute(
+        table.update().where(table.c.content.like("bulk %")).values(token_estimate=table.c.token_estimate * 2)
+    )
+    check()
+    db.session.execute(
+        table.update().where(table.c.content == "bulk 0").values(agent_id=other.id)
+    )  # moves agent
+    check()
+    db.session.execute(table.delete().where(table.c.content.in_(["bulk 1", "bulk 2"])))
+    check()
+    db.session.rollback()  # a rolled-back transaction leaves the totals as they were
+    check()
+    assert core_totals(other.id) == (0, 0)

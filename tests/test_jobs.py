@@ -25,7 +25,7 @@ from sqlalchemy import event, func, select
 
 from console import embedded_redis
 from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
-from jobs.maintenance import dedup_agent
+from jobs.maintenance import agents_with_duplicates, dedup_agent, dedup_all_agents
 from jobs.refinement import over_budget_due, over_budget_scan, refinement_sweep
 from jobs.schedule import ID_PREFIX, RECURRING, reconcile
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
@@ -279,6 +279,34 @@ def _dedup_audits(agent_id: int) -> list[AuditLog]:
         .where(AuditLog.agent_id == agent_id, AuditLog.action == "dedup")
         .order_by(AuditLog.id)
     ).all()
+
+
+def test_nightly_dedup_visits_only_active_agents_with_duplicates_and_is_idempotent(make_agent, make_memory):
+    clean, twice, asleep = make_agent(), make_agent(), make_agent(active=False)
+    make_memory(clean, "Likes tea")
+    make_memory(clean, "Likes coffee")
+    keeper = make_memory(twice, "Likes tea")
+    duplicate = make_memory(twice, "LIKES TEA ")
+    make_memory(twice, "likes tea", memory_type="journal")  # not core: never a duplicate
+    make_memory(asleep, "Likes tea")
+    dormant = make_memory(asleep, "likes tea")
+    agent_ids = (clean.id, twice.id, asleep.id)
+
+    assert agents_with_duplicates() == [twice.id]
+    assert dedup_all_agents() == {"agents": 1, "removed": 1}
+
+    _assert_duplicate_removed_and_audited(twice.id, keeper.id, duplicate.id)
+    assert db.session.get(AgentMemory, dormant.id).deleted_at is None  # inactive agents are left alone
+    assert agents_with_duplicates() == []
+    assert dedup_all_agents() == {"agents": 0, "removed": 0}
+    assert (
+        db.session.scalar(
+            select(func.count())
+            .select_from(AuditLog)
+            .where(AuditLog.agent_id.in_(agent_ids), AuditLog.action == "dedup")
+        )
+        == 1
+    )
 
 
 def _assert_duplicate_removed_and_audited(agent_id: int, keeper_id: int, duplicate_id: int) -> None:
