@@ -1,24 +1,27 @@
-"""Load test of the agent API: one agent with 100k memories in PostgreSQL, served by gunicorn.
+"""Load test of the agent API: one agent with 100k memories (--memories) in PostgreSQL, served by gunicorn.
 
     python bench/api_load.py                      # defaults below; about two minutes
     python bench/api_load.py --clients 8 --requests 5000
     python bench/api_load.py --reuse              # keep the seeded database from a previous run
+    python bench/api_load.py --memories 1000000 --db-name memconsole_api_load_1m --clients 1,4 --json out.json
 
 What it does, in order, and nothing else:
 
 1. (Re)creates a dedicated PostgreSQL database (default `memconsole_api_load`, never the app's own),
    upgrades it with the Alembic revisions, creates one `supervisor` agent and its API token, and
-   seeds N memories with COPY. Seeding writes `agent_memories` directly and skips the audit log:
-   acceptable in this throwaway database only, so the benchmark measures the API, not the seeder.
+   seeds N memories (and optionally relation edges) with COPY. Seeding writes the tables directly and
+   skips the audit log: acceptable in this throwaway database only, so the benchmark measures the API,
+   not the seeder. 1M memories take a few minutes.
    Every memory written *during* the run goes through the API and its one mutation path, audited.
 2. Starts `gunicorn -w 2 -k gthread --threads 8 -b 127.0.0.1:PORT wsgi:app` on loopback.
 3. Warms up, then drives a fixed, seeded mix of requests from concurrent clients (stdlib
    http.client, one keep-alive connection per client): memory.query in `bullets` and `full` mode,
    with filters and the delta header, plus creates, updates and deletes. Bounded by a request count
    and a wall-clock limit; it stops by itself.
-4. Prints p50/p95/p99 latency and throughput per kind, checks that every response was the expected
-   2xx, and that no write was lost (every acknowledged create/update/delete is in the database with
-   its audit record). Exit status 1 if any check fails.
+   With several client counts (--clients 1,4,8) the plan runs once per count on the same server.
+4. Prints p50/p95/p99 latency and throughput per kind (with --json, per round too, for a runner),
+   checks that every response was the expected 2xx, and that no write was lost (every acknowledged
+   create/update/delete is in the database with its audit record). Exit status 1 if any check fails.
 5. Stops gunicorn (the process it started) and drops the database unless --keep.
 """
 
@@ -156,8 +159,9 @@ def migrate_and_create_agent(args) -> tuple[int, str]:
     return agent_id, token
 
 
-def seed(args, agent_id: int, corpus: Corpus) -> None:
-    """COPY N memories straight into agent_memories (benchmark database only: no audit records)."""
+def seed(args, agent_id: int, corpus: Corpus) -> float:
+    """COPY N memories (and --relations edges per memory) straight into the tables (benchmark database
+    only: no audit records). Returns the seconds it took."""
     import hashlib
 
     import psycopg
@@ -179,10 +183,29 @@ def seed(args, agent_id: int, corpus: Corpus) -> None:
                     updated - timedelta(days=rng.randint(0, 30)), updated,
                     f"user-{rng.randint(1, 50)}", f"thread-{rng.randint(1, 200)}",
                 ))  # fmt: skip
+        if args.relations > 0:
+            # Relation edges between random pairs of the agent's memories (what the maintenance worker's
+            # linking produces), so memory.query's relations boost and related bullets have work to do.
+            low, high = conn.execute(
+                "SELECT min(id), max(id) FROM agent_memories WHERE agent_id = %s", (agent_id,)
+            ).fetchone()
+            pairs = set()
+            for _ in range(int(args.memories * args.relations)):
+                a, b = rng.randint(low, high), rng.randint(low, high)
+                if a != b:
+                    pairs.add((a, b))
+            with cur.copy(
+                "COPY memory_relations (agent_id, from_id, to_id, relation_type, strength, created_at) FROM STDIN"
+            ) as copy:
+                for a, b in pairs:
+                    copy.write_row((agent_id, a, b, "related_to", round(rng.uniform(0.5, 1.0), 3), now))
         conn.commit()
     with psycopg.connect(db_url(args), autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE agent_memories")
-    print(f"seeded {args.memories:,} memories in {time.monotonic() - started:.1f}s", flush=True)
+        conn.execute("VACUUM ANALYZE memory_relations")
+    seconds = time.monotonic() - started
+    print(f"seeded {args.memories:,} memories in {seconds:.1f}s", flush=True)
+    return seconds
 
 
 # ----- the server -----
@@ -202,7 +225,7 @@ def start_gunicorn(args, port: int) -> subprocess.Popen:
     if args.access_log:
         cmd[-1:-1] = ["--access-logfile", args.access_log, "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
     print("$ gunicorn " + " ".join(cmd[1:]), flush=True)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=args.server_root, env=env, start_new_session=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -388,76 +411,125 @@ def report(results, elapsed: float, args) -> dict:
     return summary
 
 
+def client_counts(text: str) -> list[int]:
+    counts = [int(part) for part in text.split(",") if part.strip()]
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("--clients takes positive integers separated by commas, e.g. 1,4,8")
+    return counts
+
+
+def reuse_database(args) -> tuple[int, str, int]:
+    """The agent of a --keep database, a fresh token, and how many memories it holds; new migrations are applied."""
+    import psycopg
+    from flask_migrate import upgrade
+
+    from console import create_app
+    from models import Agent, db
+
+    with psycopg.connect(db_url(args)) as conn:
+        agent_id = conn.execute("SELECT id FROM agents WHERE name = 'bench-supervisor'").fetchone()[0]
+        held = conn.execute(
+            "SELECT count(*) FROM agent_memories WHERE agent_id = %s", (agent_id,)
+        ).fetchone()[0]
+    app = create_app({"DATABASE_URL": db_url(args), "SECRET_KEY": "bench", "REDIS_URL": args.redis_url})
+    with app.app_context():
+        upgrade()
+        token = db.session.get(Agent, agent_id).issue_token()
+        db.session.commit()
+        db.engine.dispose()
+    return agent_id, token, held
+
+
+def run_round(
+    args, port: int, token: str, agent_id: int, corpus: Corpus, clients: int
+) -> tuple[dict, list[str]]:
+    """One measured round of the plan from `clients` concurrent clients: its summary and its failures."""
+    failures: list[str] = []
+    round_args = argparse.Namespace(**{**vars(args), "clients": clients})
+    plan = plan_requests(args, corpus)
+    print(f"\nrunning {len(plan):,} requests from {clients} concurrent clients...", flush=True)
+    results, elapsed, workers = run_load(round_args, port, token, plan)
+    summary = report(results, elapsed, round_args)
+    errors = [(kind, status) for kind, ok, _, status in results if not ok]
+    print(f"\n{len(results):,} requests in {elapsed:.1f}s: {len(results) / elapsed:.0f} req/s overall; "
+          f"{len(errors)} unexpected statuses")  # fmt: skip
+    if errors:
+        failures.append(f"unexpected statuses: {sorted(set(errors))[:10]}")
+    if len(results) < len(plan):
+        failures.append(f"only {len(results)} of {len(plan)} requests ran within {args.max_seconds}s")
+    lost = check_writes(args, agent_id, workers)
+    writes = sum(len(c.acked) for c in workers)
+    print(f"writes acknowledged: {writes} memories; lost or wrong: {len(lost)}")
+    failures += lost[:20]
+    bullets_p95 = summary.get("bullets (all)", {}).get("p95", float("inf"))
+    verdict = "met" if bullets_p95 <= args.target_p95_ms else "MISSED"
+    print(f"bullets p95 {bullets_p95} ms at {clients} client(s): target {args.target_p95_ms} ms {verdict}")
+    outcome = {"clients": clients, "summary": summary, "elapsed_s": round(elapsed, 2), "errors": len(errors),
+               "lost_writes": len(lost), "bullets_p95_met": bullets_p95 <= args.target_p95_ms}  # fmt: skip
+    return outcome, failures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pg-admin-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--db-name", default="memconsole_api_load")
+    parser.add_argument("--db-name", default="memconsole_api_load",
+                        help="must start with memconsole_api_load (e.g. memconsole_api_load_1m to keep one per size)")  # fmt: skip
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument("--requests", type=int, default=4000)
-    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--memories", type=int, default=100_000, help="memories seeded (10k, 100k, 1M ...)")
+    parser.add_argument("--relations", type=float, default=0.0,
+                        help="relation edges seeded per memory (0.3 = 30,000 edges for 100k memories)")  # fmt: skip
+    parser.add_argument("--requests", type=int, default=4000, help="requests per round")
+    parser.add_argument("--clients", type=client_counts, default=[4],
+                        help="concurrent clients; several (1,4,8) run one round each on the same server")  # fmt: skip
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--warmup", type=int, default=200)
-    parser.add_argument("--max-seconds", type=float, default=300)
+    parser.add_argument("--max-seconds", type=float, default=300, help="wall-clock limit per round")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--target-p95-ms", type=float, default=15.0)
     parser.add_argument("--reuse", action="store_true", help="reuse the seeded database of a --keep run")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
-    parser.add_argument("--json", help="also write the summary to this file")
+    parser.add_argument("--json", help="also write the summary (per client count) to this file")
     parser.add_argument("--access-log", help="gunicorn access log (method, path, status, microseconds)")
+    parser.add_argument("--server-root", default=ROOT,
+                        help="the checkout gunicorn serves (default this one; another for before/after runs)")  # fmt: skip
     args = parser.parse_args(argv)
     if not args.db_name.startswith("memconsole_api_load"):
         raise SystemExit("--db-name must start with memconsole_api_load: this script drops it")
 
     corpus = Corpus(args.seed)
+    seed_seconds = None
     if args.reuse:
-        import psycopg
-
-        with psycopg.connect(db_url(args)) as conn:
-            agent_id = conn.execute("SELECT id FROM agents WHERE name = 'bench-supervisor'").fetchone()[0]
-        from console import create_app
-        from models import Agent, db
-
-        app = create_app({"DATABASE_URL": db_url(args), "SECRET_KEY": "bench", "REDIS_URL": args.redis_url})
-        with app.app_context():
-            token = db.session.get(Agent, agent_id).issue_token()
-            db.session.commit()
-            db.engine.dispose()
+        agent_id, token, held = reuse_database(args)
+        print(f"reusing {args.db_name}: {held:,} memories", flush=True)
+        if abs(held - args.memories) > max(1000, args.memories // 10):
+            raise SystemExit(
+                f"{args.db_name} holds {held:,} memories, not about {args.memories:,}: drop --reuse"
+            )
     else:
         create_database(args)
         agent_id, token = migrate_and_create_agent(args)
-        seed(args, agent_id, corpus)
+        seed_seconds = seed(args, agent_id, corpus)
 
     port = free_port()
     proc = start_gunicorn(args, port)
     failures: list[str] = []
+    rounds: list[dict] = []
     try:
         warm = Corpus(args.seed + 99)
         warm_plan = [("bullets", {"query": warm.query(warm.rng), "top_k": 5}) for _ in range(args.warmup)]
         run_load(argparse.Namespace(**{**vars(args), "clients": 2}), port, token, warm_plan)
-        plan = plan_requests(args, corpus)
-        print(f"running {len(plan):,} requests from {args.clients} concurrent clients...", flush=True)
-        results, elapsed, clients = run_load(args, port, token, plan)
-        summary = report(results, elapsed, args)
-        errors = [(kind, status) for kind, ok, _, status in results if not ok]
-        print(f"\n{len(results):,} requests in {elapsed:.1f}s: {len(results) / elapsed:.0f} req/s overall; "
-              f"{len(errors)} unexpected statuses")  # fmt: skip
-        if errors:
-            failures.append(f"unexpected statuses: {sorted(set(errors))[:10]}")
-        if len(results) < len(plan):
-            failures.append(f"only {len(results)} of {len(plan)} requests ran within {args.max_seconds}s")
-        lost = check_writes(args, agent_id, clients)
-        writes = sum(len(c.acked) for c in clients)
-        print(f"writes acknowledged: {writes} memories; lost or wrong: {len(lost)}")
-        failures += lost[:20]
-        bullets_p95 = summary.get("bullets (all)", {}).get("p95", float("inf"))
-        verdict = "met" if bullets_p95 <= args.target_p95_ms else "MISSED"
-        print(f"bullets p95 {bullets_p95} ms: target {args.target_p95_ms} ms {verdict}")
+        for clients in args.clients:
+            outcome, problems = run_round(args, port, token, agent_id, corpus, clients)
+            rounds.append(outcome)
+            failures += problems
         if args.json:
             with open(args.json, "w") as fh:
-                json.dump({"args": {k: v for k, v in vars(args).items() if k != "pg_admin_url"}, "summary": summary,
-                           "elapsed_s": round(elapsed, 2), "errors": len(errors), "lost_writes": len(lost)}, fh,
+                json.dump({"args": {k: v for k, v in vars(args).items() if k != "pg_admin_url"},
+                           "memories": args.memories, "seed_seconds": seed_seconds and round(seed_seconds, 1),
+                           "rounds": rounds,
+                           # the first round's figures at the top level, as before several rounds existed
+                           **{k: rounds[0][k] for k in ("summary", "elapsed_s", "errors", "lost_writes")}}, fh,
                           indent=2)  # fmt: skip
     finally:
         stop_gunicorn(proc)

@@ -14,8 +14,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, func, insert, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, event, func, insert, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from .changelog import record_memory_change, record_memory_changes
 from .db import db, utcnow
@@ -81,31 +81,51 @@ def new_op_id() -> str:
     return str(uuid.uuid4())
 
 
+CONTENT_REFS = "audit_content_refs"  # db.session.info key: memory id -> (id, sha256) of its newest text
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _forget_content_refs(session: Session) -> None:
+    """The cache below lives for one database transaction: what another one filed is read afresh, and
+    nothing a rolled-back transaction filed is remembered."""
+    session.info.pop(CONTENT_REFS, None)
+
+
 def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     """The audit_contents row holding this memory's current text, filed if it is new.
 
     The newest row of a memory always holds its current text, because every content change
     goes through the mutation path and files one. So when the caller has not loaded the text
     (content-blind dedup), the newest row is the answer and the text never enters Python.
+    Within a transaction the newest row is remembered (every row filed here or by `file_contents`
+    updates it), so an operation's after-snapshot costs no second lookup.
     """
-    latest = db.session.execute(
-        select(AuditContent.id, AuditContent.sha256)
-        .where(AuditContent.memory_id == memory.id)
-        .order_by(AuditContent.id.desc())
-        .limit(1)
-    ).first()
+    known = db.session.info.setdefault(CONTENT_REFS, {})
+    latest = known.get(memory.id)
+    if latest is None:
+        found = db.session.execute(
+            select(AuditContent.id, AuditContent.sha256)
+            .where(AuditContent.memory_id == memory.id)
+            .order_by(AuditContent.id.desc())
+            .limit(1)
+        ).first()
+        latest = tuple(found) if found is not None else None
     if not content_loaded:
         if latest is None:
             raise RuntimeError(f"memory #{memory.id} has no filed content")
-        return latest.id
+        known[memory.id] = latest
+        return latest[0]
     sha = hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
-    if latest is not None and latest.sha256 == sha:
-        return latest.id
+    if latest is not None and latest[1] == sha:
+        known[memory.id] = latest
+        return latest[0]
     row = AuditContent(
         memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate
     )
     db.session.add(row)
     db.session.flush()
+    known[memory.id] = (row.id, sha)
     return row.id
 
 
@@ -162,7 +182,11 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
         }
         for m in rows
     ]
-    return db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).all()
+    ids = db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).all()
+    known = db.session.info.setdefault(CONTENT_REFS, {})
+    for value, content_id in zip(values, ids, strict=True):
+        known[value["memory_id"]] = (content_id, value["sha256"])
+    return ids
 
 
 def content_sha(memory: AgentMemory) -> str:

@@ -6,7 +6,19 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, select
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    cast,
+    literal_column,
+    select,
+    type_coerce,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -38,40 +50,69 @@ class SupervisorCheckpoint(db.Model):
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
+def _encode(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 def checkpoint_size(data: Any) -> int:
-    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return len(_encode(data).encode("utf-8"))
 
 
 def save_checkpoint(
     agent_id: int, user_id: str, thread_id: str, data: Any
 ) -> tuple[SupervisorCheckpoint, bool]:
     """Create or replace the checkpoint (one upsert, safe under concurrency); returns it and whether
-    it was new. More than 1 MiB of JSON: 413, nothing written."""
-    size = checkpoint_size(data)
+    it was new. More than 1 MiB of JSON: 413, nothing written.
+
+    The document is encoded once (the size check's compact JSON is what gets stored) and not read
+    back: the returned row is built from what was written plus the upsert's RETURNING, and is not
+    attached to the session."""
+    encoded = _encode(data)
+    size = len(encoded.encode("utf-8"))
     if size > MAX_CHECKPOINT_BYTES:
         raise CheckpointTooLarge(
             f"checkpoint is {size:,} bytes of JSON; the limit is {MAX_CHECKPOINT_BYTES:,}",
             limit=MAX_CHECKPOINT_BYTES,
         )
     table = SupervisorCheckpoint.__table__
-    insert = postgresql.insert if db.session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    dialect = db.session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    # Already JSON text: PostgreSQL casts it to its json type; SQLite stores JSON as text anyway.
+    document = (
+        cast(type_coerce(encoded, Text), JSON) if dialect == "postgresql" else type_coerce(encoded, Text)
+    )
     now = utcnow()
     stmt = insert(table).values(
         agent_id=agent_id,
         user_id=user_id,
         thread_id=thread_id,
-        checkpoint_data=data,
+        checkpoint_data=document,
         size_bytes=size,
         created_at=now,
         updated_at=now,
     )
     stmt = stmt.on_conflict_do_update(
         index_elements=[table.c.agent_id, table.c.user_id, table.c.thread_id],
-        set_={"checkpoint_data": stmt.excluded.checkpoint_data, "size_bytes": size, "updated_at": now},
-    ).returning(table.c.id, table.c.created_at)
+        # Spelled out: `stmt.excluded` builds an alias of the table per call, and its foreign-key
+        # proxies register event listeners (several ms per save, growing until garbage collection).
+        set_={
+            "checkpoint_data": literal_column("excluded.checkpoint_data"),
+            "size_bytes": size,
+            "updated_at": now,
+        },
+    ).returning(table.c.id, table.c.created_at, table.c.updated_at)
     with atomic():
-        row_id, created_at = db.session.execute(stmt).one()
-    row = db.session.get(SupervisorCheckpoint, row_id, populate_existing=True)
+        row_id, created_at, updated_at = db.session.execute(stmt).one()
+    row = SupervisorCheckpoint(
+        id=row_id,
+        agent_id=agent_id,
+        user_id=user_id,
+        thread_id=thread_id,
+        checkpoint_data=data,
+        size_bytes=size,
+        created_at=created_at,
+        updated_at=updated_at,
+    )
     return row, created_at == now
 
 

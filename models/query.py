@@ -107,6 +107,9 @@ class Hit:
     token_estimate: int
     relevance: float | None
     score: float
+    # Whether the memory has any relation edge at all (of any agent): when no result has one, memory.query
+    # knows there are no related bullets to look up without asking.
+    linked: bool = True
 
 
 def query_terms(text: str | None) -> list[str]:
@@ -154,12 +157,12 @@ def filter_clauses(filters: Mapping[str, Any] | None) -> tuple[list, dict[str, A
     return clauses, params
 
 
-def _recency(dialect: str):
+def _recency(dialect: str, updated_at=_T.c.updated_at):
     now = bindparam("now", type_=DateTime)
     if dialect == "postgresql":
-        age_days = func.greatest(0.0, func.extract("epoch", now - _T.c.updated_at) / 86400.0)
+        age_days = func.greatest(0.0, func.extract("epoch", now - updated_at) / 86400.0)
     else:
-        age_days = func.max(0.0, func.julianday(now) - func.julianday(_T.c.updated_at))
+        age_days = func.max(0.0, func.julianday(now) - func.julianday(updated_at))
     return 1.0 / (1.0 + age_days / RECENCY_DAYS)
 
 
@@ -171,11 +174,11 @@ def _match(dialect: str, param: str):
     return _fts, literal_column("agent_memories_fts").op("MATCH")(bindparam(param, type_=String)), None
 
 
-def _lexical(dialect: str, tsquery):
+def _lexical(dialect: str, tsquery, vector=_PG_VECTOR):
     """The raw lexical score in [0, 1) of a matched row."""
     if dialect == "postgresql":
         # ts_rank is a float4; in double precision the best match divides to exactly 1.0.
-        return cast(func.ts_rank(_PG_VECTOR, tsquery, 32), Float)
+        return cast(func.ts_rank(vector, tsquery, 32), Float)
     # bm25() is negative, better matches more so; x / (1 + x) squashes its magnitude into [0, 1).
     bm25 = -func.bm25(literal_column("agent_memories_fts"))
     return bm25 / (1.0 + bm25)
@@ -189,7 +192,8 @@ def _match_text(dialect: str, terms: list[str], *, every: bool) -> str:
 
 
 def _relations_boost(candidate_id):
-    """max_related_strength(memory) of spec 003 §2, when the relations layer is installed."""
+    """The strongest edge from and to a memory (each NULL when it has none), for max_related_strength of
+    spec 003 §2, when the relations layer is installed."""
     try:
         from .relations import MemoryRelation
     except ImportError:  # the relations layer is not installed
@@ -199,19 +203,24 @@ def _relations_boost(candidate_id):
         select(func.max(relations.c.strength)).where(relations.c[end] == candidate_id).scalar_subquery()
         for end in ("from_id", "to_id")
     ]
-    return func.coalesce(strongest[0], 0.0), func.coalesce(strongest[1], 0.0)
+    return strongest[0], strongest[1]
 
 
-def _scored_columns(dialect: str, tsquery=None, *, lexical: bool = True) -> list:
-    """What the ranking needs of a candidate: id, category, recency, importance, and lexical score."""
+def _scored_columns(dialect: str, tsquery=None, *, lexical: bool = True, source=None) -> list:
+    """What the ranking needs of a candidate: id, category, recency, importance, and lexical score.
+
+    `source`: the columns to score (default agent_memories itself), e.g. those of the matches CTE."""
+    c = source if source is not None else _T.c
+    importance = _IMPORTANCE if source is None else func.coalesce(c.importance, DEFAULT_IMPORTANCE)
     columns = [
-        _T.c.id,
-        _T.c.category,
-        _recency(dialect).label("recency"),
-        ((_IMPORTANCE - 1) / 4.0).label("imp"),
+        c.id,
+        c.category,
+        _recency(dialect, c.updated_at).label("recency"),
+        ((importance - 1) / 4.0).label("imp"),
     ]
     if lexical:
-        columns.append(_lexical(dialect, tsquery).label("lexical"))
+        vector = _PG_VECTOR if source is None else c.fts_vector
+        columns.append(_lexical(dialect, tsquery, vector).label("lexical"))
     return columns
 
 
@@ -220,8 +229,9 @@ def _pool(dialect: str, where: list, words: int):
 
     PostgreSQL, adaptively: fetch up to EXACT_LIMIT + 1 matches of any word (a GIN bitmap, or a short
     sequential run; unordered, so bounded either way). When there are at most EXACT_LIMIT, every match
-    is a candidate and the ranking is exact. When there are more, the words are common: the candidates
-    are the POOL_ANY newest matches — walked along the recency index with the match tested per row
+    is a candidate, scored from that one fetch, and the ranking is exact. When there are more, the words
+    are common: the candidates are the POOL_ANY newest matches — walked along the recency index with the
+    match tested per row
     (wrapped in coalesce so the planner cannot switch to fetching every match through the GIN index) —
     plus up to POOL_ALL memories containing every word, so a rare word's hits are never crowded out.
     EXACT_LIMIT and POOL_ANY balance the two: the walk costs about POOL_ANY x memories / EXACT_LIMIT rows.
@@ -247,10 +257,17 @@ def _pool(dialect: str, where: list, words: int):
         )
     _, any_word, tsquery = _match(dialect, "q_any")
     columns = _scored_columns(dialect, tsquery)
-    some = select(_T.c.id).where(*where, any_word).limit(EXACT_LIMIT + 1).cte("some_matches")
-    some = some.prefix_with("MATERIALIZED", dialect="postgresql")
+    # The matches are fetched once, with what scoring needs: when there are at most EXACT_LIMIT they are
+    # the candidates themselves, so the exact path reads the heap once, not twice.
+    some = (
+        select(_T.c.id, _T.c.category, _T.c.updated_at, _T.c.importance, _PG_VECTOR.label("fts_vector"))
+        .where(*where, any_word)
+        .limit(EXACT_LIMIT + 1)
+        .cte("some_matches")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
     found = select(func.count()).select_from(some).scalar_subquery()
-    parts = [select(*columns).where(*where, any_word, found <= EXACT_LIMIT)]
+    parts = [select(*_scored_columns(dialect, tsquery, source=some.c)).where(found <= EXACT_LIMIT)]
     newest = (
         select(*columns)
         .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
@@ -313,13 +330,22 @@ def _statement(dialect: str, words: int, filters: tuple[str, ...], capped: tuple
         .limit(bindparam("leaders"))
         .subquery("leaders")
     )
-    final_score = leaders.c.score
-    boost = _relations_boost(leaders.c.id)
-    if boost is not None:
+    final_score, linked = leaders.c.score, false()
+    edges = _relations_boost(leaders.c.id)
+    if edges is not None:
+        # The strongest edge at either end (NULL: none), computed once per leader in a layer of its own.
+        leaders = select(leaders, edges[0].label("edge_from"), edges[1].label("edge_to")).subquery("linked")
+        boost = [func.coalesce(leaders.c.edge_from, 0.0), func.coalesce(leaders.c.edge_to, 0.0)]
         strongest = func.greatest(*boost) if dialect == "postgresql" else func.max(*boost)
-        final_score = final_score + W_RELATED * strongest
+        final_score = leaders.c.score + W_RELATED * strongest
+        linked = or_(leaders.c.edge_from.is_not(None), leaders.c.edge_to.is_not(None))
     return (
-        select(*(_T.c[name] for name in RESULT_COLUMNS), leaders.c.relevance, final_score.label("score"))
+        select(
+            *(_T.c[name] for name in RESULT_COLUMNS),
+            leaders.c.relevance,
+            final_score.label("score"),
+            linked.label("linked"),
+        )
         .join_from(leaders, _T, _T.c.id == leaders.c.id)
         .order_by(final_score.desc(), leaders.c.id.desc())
         .limit(bindparam("top_k"))

@@ -87,6 +87,7 @@ class ScriptedLLM:
         self.script: list[Step] = []
         self.fallback: Step = text("I have nothing more to do.")
         self.requests: list[dict] = []
+        self.raw_requests: list[bytes] = []  # the request bodies byte for byte, as the SDK sent them
         self._lock = threading.Lock()
         server = self
 
@@ -96,9 +97,11 @@ class ScriptedLLM:
 
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
-                request = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                request = json.loads(raw or b"{}")
                 with server._lock:
                     server.requests.append(request)
+                    server.raw_requests.append(raw)
                     step = server.script.pop(0) if server.script else server.fallback
                 reply = step(request)
                 if reply.hold is not None:

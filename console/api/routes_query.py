@@ -77,13 +77,15 @@ def memory_query(body: MemoryQuery):
 
     results: list[Bullet | FullResult] = []
     omitted = 0
+    any_edge = False  # whether a returned memory has a relation edge at all
     for hit in hits:
         if body.return_ == "bullets":
             item = Bullet(id=hit.id, category=hit.category, text=f"[{hit.category}] {hit.content}")
             cost = estimate_tokens(item.text)
         else:
             item = FullResult(
-                **{k: v for k, v in vars(hit).items() if k != "token_estimate"}, tokens=hit.token_estimate
+                **{k: v for k, v in vars(hit).items() if k not in ("token_estimate", "linked")},
+                tokens=hit.token_estimate,
             )
             cost = estimate_tokens(item.model_dump_json())
         if used + cost > body.budget_tokens:
@@ -91,9 +93,11 @@ def memory_query(body: MemoryQuery):
             continue
         used += cost
         results.append(item)
+        any_edge = any_edge or hit.linked
 
     linked: list[RelatedBullet] = []
-    if results and body.related:
+    # No returned memory has an edge (the ranking said so): there is no neighbour to look up.
+    if results and body.related and any_edge:
         where, params = query.filter_clauses(filters)
         for near in relations.neighbours(
             agent.id,
