@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, event, func, insert, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from .changelog import record_memory_change, record_memory_changes
+from .changelog import record_memory_changes
 from .db import db, utcnow
 from .memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
 
@@ -120,13 +120,14 @@ def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     if latest is not None and latest[1] == sha:
         known[memory.id] = latest
         return latest[0]
-    row = AuditContent(
-        memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate
-    )
-    db.session.add(row)
-    db.session.flush()
-    known[memory.id] = (row.id, sha)
-    return row.id
+    table = AuditContent.__table__
+    content_id = db.session.execute(
+        insert(table)
+        .values(memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate)
+        .returning(table.c.id)
+    ).scalar_one()
+    known[memory.id] = (content_id, sha)
+    return content_id
 
 
 def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict[str, Any] | None:
@@ -238,25 +239,19 @@ def write_audit(
     before: dict | None = None,
     after: dict | None = None,
     data: dict | None = None,
-) -> AuditLog:
-    """Add one audit record to the current transaction (flushed, so a failure surfaces here)."""
-    record = AuditLog(
-        op_id=op_id,
-        actor=actor,
-        action=action,
-        agent_id=agent_id,
-        memory_id=memory_id,
-        session_id=session_id,
-        before=before,
-        after=after,
-        data=data or {},
-        created_at=utcnow(),
-    )
-    db.session.add(record)
-    db.session.flush()
-    if memory_id is not None:  # the delta header's change log and the operational event (spec 003 §1, §14)
-        record_memory_change(record)
-    return record
+) -> int:
+    """Add one audit record to the current transaction and return its id. One INSERT executed at once
+    (so a failure surfaces here), not an ORM object: a tool call writes a record per operation, and the
+    unit-of-work flush cost more than the statement."""
+    (record_id,) = write_audits(
+        [
+            {
+                "op_id": op_id, "actor": actor, "action": action, "agent_id": agent_id, "memory_id": memory_id,
+                "session_id": session_id, "before": before, "after": after, "data": data,
+            }
+        ]
+    )  # fmt: skip
+    return record_id
 
 
 def write_audits(rows: list[dict[str, Any]]) -> list[int]:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     select,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -74,7 +75,14 @@ class AgentMemory(db.Model):
         CheckConstraint("importance IS NULL OR importance BETWEEN 1 AND 5", name="importance_range"),
         # Prompt assembly and the token count read (agent, type) over active rows, oldest first.
         Index("ix_agent_memories_agent_type_active", "agent_id", "memory_type", "deleted_at", "created_at"),
-        Index("ix_agent_memories_agent_hash", "agent_id", "content_hash"),
+        # Content-blind dedup compares active core rows only (migration 0007: soft-deletes skip it).
+        Index(
+            "ix_agent_memories_active_core_hash",
+            "agent_id",
+            "content_hash",
+            postgresql_where=text("memory_type = 'core' AND deleted_at IS NULL"),
+            sqlite_where=text("memory_type = 'core' AND deleted_at IS NULL"),
+        ),
         Index("ix_agent_memories_purge_at", "purge_at"),
     )
 
