@@ -212,9 +212,12 @@ def bench_dedup(app, agents: int, per_agent: int, every: int, stride: int = 2) -
             "      WINDOW w AS (PARTITION BY agent_id ORDER BY id)) p "
             "WHERE m.id = p.id AND p.n % :every = 0"),
             {"first": first, "last": last, "every": every, "stride": stride})
-        conn.execute(sa.text("ANALYZE agent_memories"))
         # Only these agents are active, so the run sees exactly this data set.
         conn.execute(sa.text("UPDATE agents SET active = (id BETWEEN :first AND :last)"), {"first": first, "last": last})
+    # The steady state a nightly job meets: autovacuum has run (the visibility map lets the dedup's
+    # aggregate read the partial index alone).
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(sa.text("VACUUM ANALYZE agent_memories"))
     result: dict = {}
     first_ms = timed(lambda: result.update(dedup_all_agents()))
     again_ms = timed(dedup_all_agents)

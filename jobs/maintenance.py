@@ -7,9 +7,10 @@ import logging
 from sqlalchemy import func, select
 
 from models import Agent, AgentMemory, db
-from models.mutations import dedup_for_agent
+from models.mutations import dedup_for_agent, dedup_for_agents
 
 log = logging.getLogger(__name__)
+AGENTS_PER_TRANSACTION = 100
 
 
 def dedup_agent(agent_id: int) -> dict:
@@ -37,9 +38,13 @@ def agents_with_duplicates() -> list[int]:
 
 
 def dedup_all_agents() -> dict:
-    """Nightly: dedup every active agent that has duplicates. Idempotent; each agent is its own
-    transaction, so a failure leaves the agents before it done and the rest for the next run."""
+    """Nightly: dedup every active agent that has duplicates. Idempotent; agents are taken 100 to a
+    transaction (one op_id each), so a failure leaves the batches before it done and the rest for the
+    next run."""
     agent_ids = agents_with_duplicates()
-    removed = sum(len(dedup_for_agent(agent_id)) for agent_id in agent_ids)
+    removed = 0
+    for start in range(0, len(agent_ids), AGENTS_PER_TRANSACTION):
+        batch = dedup_for_agents(agent_ids[start : start + AGENTS_PER_TRANSACTION])
+        removed += sum(len(ids) for ids in batch.values())
     log.info("dedup agents with duplicates=%d removed=%d", len(agent_ids), removed)
     return {"agents": len(agent_ids), "removed": removed}

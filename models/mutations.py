@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, exists, select, update
+from sqlalchemy import and_, func, select, tuple_, update
 
 from .agent import Agent
 from .audit import (
@@ -455,63 +455,73 @@ def set_constitutional(
 def dedup_for_agent(
     agent_id: int, *, actor: str = "system:dedup", session_id: int | None = None
 ) -> list[int]:
-    """Content-blind exact-duplicate removal for one agent's active core memories.
+    """Content-blind exact-duplicate removal for one agent's active core memories (see
+    `dedup_for_agents`). Returns the ids soft-deleted."""
+    return dedup_for_agents([agent_id], actor=actor, session_id=session_id).get(agent_id, [])
+
+
+def dedup_for_agents(
+    agent_ids: Sequence[int], *, actor: str = "system:dedup", session_id: int | None = None
+) -> dict[int, list[int]]:
+    """Content-blind exact-duplicate removal for these agents' active core memories, in one transaction.
 
     One set-based query picks every non-constitutional row whose content_hash matches an earlier
-    active core row (earliest origin date wins, id breaks ties); those are soft-deleted and
-    audited. The content column is never loaded, so no text is compared or even read in Python.
-    Set-based throughout (one locking SELECT, one query for the content references, one UPDATE and
-    multi-row audit INSERTs per 5,000 rows), so its cost is a few round trips, not a few per row.
-    Running it again finds nothing more to do.
+    active core row of the same agent (earliest origin date wins, id breaks ties); those are
+    soft-deleted and audited, one op_id per agent (each agent's dedup is rolled back on its own). The
+    content column is never loaded, so no text is compared or even read in Python. Set-based
+    throughout (one locking SELECT, one query for the content references, one UPDATE and multi-row
+    audit INSERTs per 5,000 rows), so its cost is a few round trips for the whole batch, not a few per
+    row or per agent. Running it again finds nothing more to do. Returns {agent id: ids removed}.
     """
+    agent_ids = list(dict.fromkeys(agent_ids))
+    if not agent_ids:
+        return {}
     table = AgentMemory.__table__
-    keeper = table.alias("keeper")
-    earlier = exists().where(
-        keeper.c.agent_id == table.c.agent_id,
-        keeper.c.content_hash == table.c.content_hash,
-        keeper.c.memory_type == "core",
-        keeper.c.deleted_at.is_(None),
-        (keeper.c.created_at < table.c.created_at)
-        | and_(keeper.c.created_at == table.c.created_at, keeper.c.id < table.c.id),
+    active_core = and_(table.c.agent_id.in_(agent_ids), table.c.memory_type == "core", table.c.deleted_at.is_(None))
+    # The (agent, hash) groups holding more than one active core row: an aggregate over the partial
+    # index of active core hashes, so rows without a twin cost nothing more.
+    groups = (
+        select(table.c.agent_id, table.c.content_hash)
+        .where(active_core)
+        .group_by(table.c.agent_id, table.c.content_hash)
+        .having(func.count() > 1)
     )
+    in_groups = and_(active_core, tuple_(table.c.agent_id, table.c.content_hash).in_(groups))
     with atomic():
-        rows = (
-            db.session.execute(
-                select(
-                    *(table.c[field] for field in SNAPSHOT_FIELDS)
-                )  # every snapshot column; never `content`
-                .where(
-                    table.c.agent_id == agent_id,
-                    table.c.memory_type == "core",
-                    table.c.deleted_at.is_(None),
-                    table.c.constitutional.is_(False),
-                    earlier,
-                )
-                .order_by(table.c.id)
-                .with_for_update()
-            )
-            .mappings()
-            .all()
+        # Lock every row of those groups, keepers included, before deciding anything: a keeper cannot
+        # be deleted under us while its twin is soft-deleted as a duplicate.
+        if not db.session.execute(select(table.c.id).where(in_groups).with_for_update()).first():
+            return {}
+        rank = func.row_number().over(
+            partition_by=(table.c.agent_id, table.c.content_hash), order_by=(table.c.created_at, table.c.id)
         )
+        ranked = select(*(table.c[field] for field in SNAPSHOT_FIELDS), rank.label("rank")).where(in_groups)
+        # Every row after the earliest of its group (earliest origin date wins, id breaks ties), never
+        # a constitutional one; every snapshot column is read, never `content`.
+        rows = [
+            r for r in db.session.execute(ranked).mappings().all() if r["rank"] > 1 and not r["constitutional"]
+        ]
+        rows.sort(key=lambda r: r["id"])
         # Memories tagged audio, somatic or voice are immutable for every agent path, dedup included.
         duplicates = [r for r in rows if not {str(t).lower() for t in (r["tags"] or [])} & IMMUTABLE_TAGS]
-        removed = [r["id"] for r in duplicates]
+        removed: dict[int, list[int]] = {}
+        for row in duplicates:
+            removed.setdefault(row["agent_id"], []).append(row["id"])
         if not duplicates:
-            return []
-        op_id, now = new_op_id(), utcnow()
-        refs = latest_content_refs(removed)
-        for start in range(0, len(removed), CHUNK):
+            return {}
+        ids = [r["id"] for r in duplicates]
+        ops, now = {agent: new_op_id() for agent in removed}, utcnow()
+        refs = latest_content_refs(ids)
+        for start in range(0, len(ids), CHUNK):
             db.session.execute(
-                update(table)
-                .where(table.c.id.in_(removed[start : start + CHUNK]))
-                .values(deleted_at=now, updated_at=now)
+                update(table).where(table.c.id.in_(ids[start : start + CHUNK])).values(deleted_at=now, updated_at=now)
             )
         audits = []
         for row in duplicates:
             before = snapshot_values(row, refs[row["id"]])
             audits.append(
                 {
-                    "op_id": op_id, "actor": actor, "action": "dedup", "agent_id": agent_id,
+                    "op_id": ops[row["agent_id"]], "actor": actor, "action": "dedup", "agent_id": row["agent_id"],
                     "memory_id": row["id"], "session_id": session_id, "before": before,
                     "after": {**before, "deleted_at": now.isoformat(), "updated_at": now.isoformat()},
                     "data": {"content_hash": row["content_hash"]},

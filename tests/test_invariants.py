@@ -571,3 +571,33 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
     db.session.rollback()  # a rolled-back transaction leaves the totals as they were
     check()
     assert core_totals(other.id) == (0, 0)
+
+
+def test_batched_dedup_keeps_one_op_per_agent_so_each_agent_rolls_back_alone(make_agent):
+    from models.mutations import dedup_for_agents
+    from models.timemachine import rollback_operation
+
+    a, b = make_agent(), make_agent()
+    now = utcnow()
+    vow = create_memory(
+        a.id, "Never lies", actor="admin:1", constitutional=True, created_at=now - timedelta(days=5)
+    )
+    twin_of_vow = create_memory(a.id, "never lies", actor="admin:1")  # the constitutional one is the keeper
+    b_keeper = create_memory(b.id, "Likes tea", actor="admin:1", created_at=now - timedelta(days=1))
+    b_twin = create_memory(b.id, "LIKES TEA", actor="admin:1")
+    create_memory(b.id, "likes tea", actor="admin:1", memory_type="journal")  # not core: never compared
+
+    removed = dedup_for_agents([a.id, b.id, a.id])
+
+    assert removed == {a.id: [twin_of_vow.id], b.id: [b_twin.id]}
+    assert _row_state(vow.id)["deleted_at"] is None and _row_state(b_keeper.id)["deleted_at"] is None
+    ops = dict(
+        db.session.execute(
+            sa.select(AuditLog.agent_id, AuditLog.op_id).where(AuditLog.action == "dedup")
+        ).all()
+    )
+    assert set(ops) == {a.id, b.id} and ops[a.id] != ops[b.id]
+    rollback_operation(ops[a.id], actor="admin:1")
+    assert _row_state(twin_of_vow.id)["deleted_at"] is None  # a's dedup undone...
+    assert _row_state(b_twin.id)["deleted_at"] is not None  # ...b's untouched
+    assert dedup_for_agents([b.id]) == {} and dedup_for_agents([]) == {}
