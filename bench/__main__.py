@@ -70,7 +70,9 @@ def _load(name: str):
 def _fmt(value: float, unit: str = "ms") -> str:
     if unit == "%":
         return f"{value:.1f} %"
-    return f"{value:,.0f} ms" if value >= 100 else f"{value:.2f} ms"
+    if unit == "tokens":
+        return f"{value:,.0f} tokens"
+    return (f"{value:,.0f}" if value >= 100 else f"{value:.2f}") + f" {unit}"
 
 
 def _api_rows() -> list[dict]:
