@@ -92,6 +92,27 @@ def _forget_content_refs(session: Session) -> None:
     session.info.pop(CONTENT_REFS, None)
 
 
+def newest_content_columns() -> tuple:
+    """(id, sha256) of a memory's newest audit_contents row, as scalar subqueries correlated to
+    agent_memories: a loader selects them with the row, so its before-snapshot needs no query of its own."""
+    newest = (
+        select(AuditContent.id, AuditContent.sha256)
+        .where(AuditContent.memory_id == AgentMemory.id)
+        .order_by(AuditContent.id.desc())
+        .limit(1)
+    )
+    return (
+        newest.with_only_columns(AuditContent.id).scalar_subquery().label("newest_content_id"),
+        newest.with_only_columns(AuditContent.sha256).scalar_subquery().label("newest_content_sha"),
+    )
+
+
+def remember_content_ref(memory_id: int, content_id: int | None, sha: str | None) -> None:
+    """Record what a loader read as the memory's newest filed text, for this transaction."""
+    if content_id is not None:
+        db.session.info.setdefault(CONTENT_REFS, {})[memory_id] = (content_id, sha)
+
+
 def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     """The audit_contents row holding this memory's current text, filed if it is new.
 
@@ -268,7 +289,9 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
         record["data"] = record.get("data") or {}
     ids: list[int] = []
     table = AuditLog.__table__
-    for start in range(0, len(records), CHUNK):
+    if len(records) == 1:  # the common case (one tool call, one record): a plain INSERT ... RETURNING
+        ids.append(db.session.execute(insert(table).values(**records[0]).returning(table.c.id)).scalar_one())
+    for start in range(0, len(records), CHUNK) if len(records) > 1 else ():
         chunk = records[start : start + CHUNK]
         ids += db.session.scalars(
             insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk

@@ -94,7 +94,9 @@ def record_write(record: Any) -> None:
 def record_writes(records: list[Any]) -> None:
     """The events of many audited changes, in one multi-row INSERT in the current transaction."""
     rows = [row for row in map(_event_row, records) if row is not None]
-    if rows:
+    if len(rows) == 1:
+        db.session.execute(insert(OpEvent.__table__).values(**rows[0]))
+    elif rows:
         db.session.execute(insert(OpEvent.__table__), rows)
 
 

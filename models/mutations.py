@@ -25,6 +25,8 @@ from .audit import (
     AuditContent,
     latest_content_refs,
     new_op_id,
+    newest_content_columns,
+    remember_content_ref,
     snapshot,
     snapshot_values,
     write_audit,
@@ -128,14 +130,16 @@ def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> Agent
     """One memory of this agent, row-locked for the transaction (PostgreSQL; SQLite locks the file)."""
     if isinstance(memory_id, bool) or not isinstance(memory_id, int):
         raise ValidationFailed(f"memory id must be an integer, not {type(memory_id).__name__}")
-    memory = db.session.scalar(
-        select(AgentMemory)
+    row = db.session.execute(
+        select(AgentMemory, *newest_content_columns())
         .where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent_id)
-        .with_for_update()
-    )
+        .with_for_update(of=AgentMemory)
+    ).first()
     # Another agent's memory is reported exactly like a missing one (isolation: no existence oracle).
-    if memory is None:
+    if row is None:
         raise NotFound(f"memory #{memory_id} not found")
+    memory, content_id, sha = row
+    remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
     if active is True and memory.deleted_at is not None:
         raise NotFound(f"memory #{memory_id} is deleted")
     if active is False and memory.deleted_at is None:

@@ -112,6 +112,8 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "complete_refinement": CompleteArgs,
 }
 MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
+# Operations that cannot change the active core tokens or count: the breaker has nothing to check.
+RETENTION_NEUTRAL = frozenset({"protect_memory"})
 
 
 def tool_specs() -> list[dict[str, Any]]:
@@ -211,7 +213,7 @@ class RefinementToolbox:
         result = handler(session, args)
         if name in MUTATING:
             session.ops_count += 1
-            if self._breaker_tripped(session):
+            if name not in RETENTION_NEUTRAL and self._breaker_tripped(session):
                 return self._terminate(session)
         return {"ok": True, **result}
 
