@@ -91,13 +91,13 @@ def timed(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def bench_tool_calls(app, sizes: list[int], runs: int) -> list[tuple[str, str, float, float]]:
+def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
     """One refinement operation through the Knife (validation, mutation, audit, breaker check), no LLM."""
     from models import AgentMemory, RefinementSession, db
     from models.refinement import RefinementToolbox, core_totals
 
     rows = []
-    for size in sizes:
+    for size in [100, *sizes]:  # 100: a warm-up round (statement caches, plans), not reported
         with db.engine.begin() as conn:
             agent_id = bench_agent(conn, f"tools-{size}")
             seed_memories(conn, agent_id, agent_id, size)
@@ -105,6 +105,7 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[tuple[str, str, f
         ids = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.agent_id == agent_id)
                                  .order_by(AgentMemory.id)).all()
         samples: list[float] = []
+        by_tool: dict[str, list[float]] = {}
         cursor = 0
         for _ in range(runs):
             tokens, count = core_totals(agent_id)
@@ -126,10 +127,15 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[tuple[str, str, f
             for name, args in calls:
                 elapsed = timed(lambda name=name, args=args, box=toolbox: box.call(name, args))
                 samples.append(elapsed)
+                by_tool.setdefault(name, []).append(elapsed)
             session.status = "completed"
             db.session.commit()
+        if size == 100:
+            continue
         rows.append(row("refinement tool call (DB + audit + breaker)", f"{size:,} core memories", samples,
                         "≤ 5 ms, flat"))
+        for name, values in sorted(by_tool.items()):
+            rows.append(row(f"refinement tool call: {name}", f"{size:,} core memories", values))
     return rows
 
 
@@ -244,6 +250,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--only-tools", action="store_true",
+                        help="only the tool calls; with --json, replace those rows in the file and keep the rest")
     args = parser.parse_args()
 
     url = fresh_database()
@@ -258,6 +266,16 @@ def main() -> None:
         upgrade()
         sizes = [1_000, 5_000] if args.quick else [1_000, 5_000, 50_000]
         rows = bench_tool_calls(app, sizes, args.runs)
+        if args.only_tools:
+            kept = []
+            if args.json and os.path.exists(args.json):
+                with open(args.json, encoding="utf-8") as fh:
+                    kept = [r for r in json.load(fh) if not r["name"].startswith("refinement tool call")]
+            print_table(rows)
+            if args.json:
+                with open(args.json, "w", encoding="utf-8") as fh:
+                    json.dump(rows + kept, fh, indent=1)
+            return
         rows += bench_rollbacks(app, 1 if args.quick else args.runs)
         if args.quick:
             rows += bench_dedup(app, agents=100, per_agent=200, every=10)
