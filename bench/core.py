@@ -33,13 +33,14 @@ def summary(values: list[float]) -> tuple[float, float]:
     return statistics.median(values), percentile(values, 0.95)
 
 
-def fresh_database() -> str:
+def fresh_database(name: str = DB_NAME) -> str:
+    """Drop and re-create the benchmark database `name` (never the app's); returns its URL."""
     admin = sa.create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     admin.dispose()
-    return ADMIN_URL.rsplit("/", 1)[0] + "/" + DB_NAME
+    return ADMIN_URL.rsplit("/", 1)[0] + "/" + name
 
 
 SEED_MEMORIES = """

@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass
 
 import sqlalchemy as sa
 
-ADMIN_URL = os.environ.get("BENCH_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+from bench.core import fresh_database, summary
+
 DB_NAME = "memconsole_bench_extras"
 REDIS_DIR = "/tmp/memconsole-bench-extras-redis"
 LINK_BATCH = 1_000  # memories linked in one call (link_pending hands over up to 5,000)
@@ -49,28 +50,10 @@ class Row:
     unit: str = "ms"
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def summary(values: list[float]) -> tuple[float, float]:
-    return statistics.median(values), percentile(values, 0.95)
-
-
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
     return (time.perf_counter() - start) * 1000, value
-
-
-def fresh_database() -> str:
-    admin = sa.create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
-    admin.dispose()
-    return ADMIN_URL.rsplit("/", 1)[0] + "/" + DB_NAME
 
 
 def bench_agent(conn, name: str, **fields) -> int:
@@ -345,7 +328,7 @@ def main() -> None:
     args = parser.parse_args()
     parts = set(args.only or ["relations", "checkpoints", "prefix"])
 
-    url = fresh_database()
+    url = fresh_database(DB_NAME)
     os.environ["EMBEDDINGS"] = "hashed"  # the fallback embedder, whatever this machine has installed
     from console import create_app, embedded_redis
 

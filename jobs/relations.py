@@ -3,7 +3,8 @@
 On create or update of a semantic memory, its top-K neighbours among the agent's active memories
 with cosine ≥ `link_min` become edges (one per unordered pair, strength = score), audited as `link`.
 Neighbours are found with one NumPy matrix product over the agent's stored vectors. `link_pending`
-is the catch-up job for memories written without it (imports, older rows).
+is the catch-up job for memories written without it (imports, older rows). Reading edges back is the
+query's: the ranking's relation boost (models/query.py) and `models.relations.neighbours`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from flask import current_app
-from sqlalchemy import func, insert, or_, select
+from sqlalchemy import insert, or_, select
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, db, utcnow
 from models.audit import new_op_id, write_audits
@@ -170,34 +171,6 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
     ])
     db.session.commit()
     return len(edges)
-
-
-def max_related_strength(memory_ids: Iterable[int]) -> dict[int, float]:
-    """The strongest edge of each memory (for the query's relation boost), in one query."""
-    memory_ids = list(memory_ids)
-    if not memory_ids:
-        return {}
-    strongest: dict[int, float] = {}
-    for column in (MemoryRelation.from_id, MemoryRelation.to_id):
-        for memory_id, strength in db.session.execute(
-            select(column, func.max(MemoryRelation.strength)).where(column.in_(memory_ids)).group_by(column)
-        ):
-            strongest[memory_id] = max(strongest.get(memory_id, 0.0), float(strength))
-    return strongest
-
-
-def related(memory_id: int, limit: int = 2) -> list[tuple[int, float]]:
-    """The strongest active neighbours of a memory: (id, strength)."""
-    rows = db.session.execute(
-        select(MemoryRelation.from_id, MemoryRelation.to_id, MemoryRelation.strength)
-        .where(or_(MemoryRelation.from_id == memory_id, MemoryRelation.to_id == memory_id))
-        .order_by(MemoryRelation.strength.desc())
-    ).all()
-    others = [(b if a == memory_id else a, s) for a, b, s in rows]
-    active = set(db.session.scalars(
-        select(AgentMemory.id).where(AgentMemory.id.in_([o for o, _ in others]), AgentMemory.deleted_at.is_(None))
-    ))
-    return [(o, s) for o, s in others if o in active][:limit]
 
 
 def link_pending() -> dict:

@@ -137,7 +137,7 @@ def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
             raise RuntimeError(f"memory #{memory.id} has no filed content")
         known[memory.id] = latest
         return latest[0]
-    sha = hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
+    sha = content_sha(memory)
     if latest is not None and latest[1] == sha:
         known[memory.id] = latest
         return latest[0]
@@ -175,18 +175,20 @@ def snapshot_values(values: Any, content_ref: int) -> dict[str, Any]:
 
 
 def latest_contents(memory_ids: list[int]) -> dict[int, tuple[int, str]]:
-    """memory id -> (id, sha256) of its newest audit_contents row, the one holding its current text."""
-    newest = (
-        select(func.max(AuditContent.id))
-        .where(AuditContent.memory_id.in_(memory_ids))
-        .group_by(AuditContent.memory_id)
-    )
-    rows = db.session.execute(
-        select(AuditContent.memory_id, AuditContent.id, AuditContent.sha256).where(
-            AuditContent.id.in_(newest)
+    """memory id -> (id, sha256) of its newest audit_contents row, the one holding its current text; one
+    query per 5,000 ids, and the text itself is never read."""
+    found: dict[int, tuple[int, str]] = {}
+    for start in range(0, len(memory_ids), CHUNK):
+        newest = (
+            select(func.max(AuditContent.id))
+            .where(AuditContent.memory_id.in_(memory_ids[start : start + CHUNK]))
+            .group_by(AuditContent.memory_id)
         )
-    )
-    return {memory_id: (content_id, sha) for memory_id, content_id, sha in rows}
+        rows = db.session.execute(
+            select(AuditContent.memory_id, AuditContent.id, AuditContent.sha256).where(AuditContent.id.in_(newest))
+        )
+        found.update((memory_id, (content_id, sha)) for memory_id, content_id, sha in rows)
+    return found
 
 
 def file_contents(rows: list[AgentMemory]) -> list[int]:
@@ -198,7 +200,7 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
     values = [
         {
             "memory_id": m.id,
-            "sha256": hashlib.sha256(m.content.encode("utf-8")).hexdigest(),
+            "sha256": content_sha(m),
             "content": m.content,
             "token_estimate": m.token_estimate,
         }
@@ -212,22 +214,13 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
 
 
 def content_sha(memory: AgentMemory) -> str:
+    """SHA-256 of the exact text, as filed in audit_contents (not content_hash: that one is normalised)."""
     return hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
 
 
 def latest_content_refs(memory_ids: list[int]) -> dict[int, int]:
-    """memory id -> the audit_contents row holding its current text (the newest one), in one query per
-    chunk; the text itself is never read."""
-    refs: dict[int, int] = {}
-    for start in range(0, len(memory_ids), CHUNK):
-        chunk = memory_ids[start : start + CHUNK]
-        refs.update(
-            db.session.execute(
-                select(AuditContent.memory_id, func.max(AuditContent.id))
-                .where(AuditContent.memory_id.in_(chunk))
-                .group_by(AuditContent.memory_id)
-            ).all()
-        )
+    """memory id -> the audit_contents row holding its current text; every memory must have one."""
+    refs = {memory_id: content_id for memory_id, (content_id, _) in latest_contents(memory_ids).items()}
     missing = set(memory_ids) - set(refs)
     if missing:
         raise RuntimeError(f"memories {sorted(missing)[:5]} have no filed content")
@@ -276,8 +269,8 @@ def write_audit(
 
 
 def write_audits(rows: list[dict[str, Any]]) -> list[int]:
-    """Add many audit records to the current transaction in multi-row INSERTs, with the same hooks as
-    `write_audit` (change log and events). Each row has write_audit's keyword arguments. Returns ids."""
+    """Add audit records to the current transaction in multi-row INSERTs, with their change-log entries
+    and events. Each row has write_audit's keyword arguments. Returns the ids, in order."""
     if not rows:
         return []
     now = utcnow()
@@ -291,11 +284,10 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
     table = AuditLog.__table__
     if len(records) == 1:  # the common case (one tool call, one record): a plain INSERT ... RETURNING
         ids.append(db.session.execute(insert(table).values(**records[0]).returning(table.c.id)).scalar_one())
-    for start in range(0, len(records), CHUNK) if len(records) > 1 else ():
-        chunk = records[start : start + CHUNK]
-        ids += db.session.scalars(
-            insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk
-        ).all()
+    else:
+        for start in range(0, len(records), CHUNK):
+            chunk = records[start : start + CHUNK]
+            ids += db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk).all()
     for record, record_id in zip(records, ids, strict=True):
         record["id"] = record_id
     record_memory_changes([r for r in records if r["memory_id"] is not None])

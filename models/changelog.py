@@ -114,18 +114,10 @@ def bump_revision(agent_id: int, thread_id: str) -> int:
     return db.session.execute(stmt).scalar_one()
 
 
-def record_memory_change(record: Any) -> None:
-    """The audit hook: the change log and the operational event of one audited memory change.
-
-    Called by `write_audit` for records that name a memory, inside the same transaction.
-    """
-    events.record_write(record)
-    _record_thread_change(record)
-
-
 def record_memory_changes(records: list[dict[str, Any]]) -> None:
-    """The audit hook for many records at once (set-based paths such as dedup): their events in one
-    multi-row insert, and change-log entries for those whose memory belongs to a thread."""
+    """The audit hook, called by `write_audits` inside the same transaction for records that name a
+    memory: their events in one insert, and change-log entries for those whose memory belongs to a
+    thread (spec 003 §1, §14)."""
     items = [SimpleNamespace(**record) for record in records]
     events.record_writes(items)
     for item in items:

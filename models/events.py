@@ -84,13 +84,6 @@ def _event_row(record: Any) -> dict[str, Any] | None:
     }
 
 
-def record_write(record: Any) -> None:
-    """Add the event of one audited memory change to the current transaction."""
-    row = _event_row(record)
-    if row is not None:
-        db.session.add(OpEvent(**row))
-
-
 def record_writes(records: list[Any]) -> None:
     """The events of many audited changes, in one multi-row INSERT in the current transaction."""
     rows = [row for row in map(_event_row, records) if row is not None]

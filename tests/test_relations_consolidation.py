@@ -7,9 +7,10 @@ import json
 import sqlalchemy as sa
 
 from jobs.consolidation import consolidate_agent
-from jobs.relations import embed_memories, link_pending, link_related, max_related_strength, related
+from jobs.relations import embed_memories, link_pending, link_related
 from models import AgentMemory, AuditLog, MemoryRelation, PairFingerprint, RefinementSession, db
 from models.mutations import create_memory, update_memory
+from models.relations import neighbours
 from models.timemachine import rollback_session
 from tests import scripted_llm as s
 
@@ -35,8 +36,8 @@ def test_related_memories_are_linked_once_with_their_score_and_audited(make_agen
     assert added == 1 and [(e.from_id, e.to_id) for e in edges] == [(a.id, b.id)]
     assert 0.6 <= edges[0].strength <= 1.0
     assert link_related(agent.id, [a.id, b.id, c.id]) == 0  # deduplicated by pair
-    assert max_related_strength([a.id, b.id, c.id]) == {a.id: edges[0].strength, b.id: edges[0].strength}
-    assert related(a.id) == [(b.id, edges[0].strength)]
+    strongest = {m.id: [(n.id, n.strength) for n in neighbours(agent.id, [m.id])] for m in (a, b, c)}
+    assert strongest == {a.id: [(b.id, edges[0].strength)], b.id: [(a.id, edges[0].strength)], c.id: []}
     record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "link"))
     assert record.actor == "system:relations" and record.memory_id is None and record.data["linked"][0][0] == b.id
 
