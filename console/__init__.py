@@ -7,6 +7,8 @@ import os
 
 from flask import Flask, jsonify
 
+from models.db import configure_engine
+
 from . import queues
 from .config import Config
 from .extensions import csrf, db, login_manager, migrate
@@ -25,7 +27,8 @@ def create_app(config: dict | None = None) -> Flask:
     login_manager.init_app(app)
     csrf.init_app(app)
     queues.init_app(app)
-    _configure_sqlite(app)
+    with app.app_context():
+        configure_engine(db.engine)  # SQLite pragmas, BEGIN IMMEDIATE for writes, the guard function
     _configure_logging(app)
 
     from models import User
@@ -53,24 +56,6 @@ def create_app(config: dict | None = None) -> Flask:
         return jsonify(status="ok")
 
     return app
-
-
-def _configure_sqlite(app: Flask) -> None:
-    """SQLite: enforce foreign keys and use WAL so the web process and workers can share the file."""
-    if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
-        return
-    from sqlalchemy import event
-
-    with app.app_context():
-        engine = db.engine
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):
-        cursor = dbapi_conn.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
 
 
 def _configure_logging(app: Flask) -> None:

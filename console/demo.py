@@ -22,16 +22,17 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from models import Agent, AgentMemory, RefinementSession, atomic, content_hash, db, estimate_tokens, utcnow
+from models import Agent, AgentMemory, atomic, content_hash, db, estimate_tokens, utcnow
+from models.agent import core_totals
 from models.mutations import (
-    consolidate_memories,
     create_memory,
     dedup_for_agent,
     restore_memory,
-    set_constitutional,
     soft_delete_memories,
     update_memory,
 )
+from models.refinement import RefinementToolbox
+from models.session import set_baseline, start_session
 
 IMPORT_ACTOR = "system:demo"
 ADMIN_ACTOR = "admin:demo"
@@ -609,39 +610,27 @@ def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str
     ada = agents["ada"]
     update_memory(ada.id, rng.choice(_plain_core(plans["ada"])).memory.id, actor=ADMIN_ACTOR, pinned=True)
 
-    # One completed refinement session: the agent merges a pair of true duplicates, raises an importance and
-    # protects a memory. `flask rollback session <id>` undoes all three.
+    # One completed refinement session, run through the real toolbox (the Knife) with the session
+    # lifecycle every session uses: the agent merges a pair of true duplicates and locks a memory.
+    # `flask rollback session <id>` undoes both.
     agent = agents[SESSION_AGENT]
     plan = plans[SESSION_AGENT]
-    tokens_before, count_before = agent.core_token_usage, _active_core_count(agent.id)
-    session = RefinementSession(
-        agent_id=agent.id,
-        trigger="demo",
-        status="running",
-        phase="refining",
-        tokens_before=tokens_before,
-        count_before=count_before,
-        model="offline",
-        started_at=utcnow(),
-    )
-    db.session.add(session)
-    db.session.flush()
+    with atomic():
+        session = start_session(agent.id, "demo", model="offline", phase="refining")
+        set_baseline(session, *core_totals(agent.id))
+    toolbox = RefinementToolbox(session.id)
     pair = _exact_pair(plan)
-    consolidate_memories(
-        agent.id, [s.memory.id for s in pair], pair[0].content, actor="agent", session_id=session.id
+    protected = rng.choice(_plain_core(plan))
+    calls = (
+        ("consolidate_memories", {"ids": [s.memory.id for s in pair], "new_content": pair[0].content}),
+        ("protect_memory", {"id": protected.memory.id}),
+        ("complete_refinement", {"summary": "Merged one exact duplicate and locked one memory."}),
     )
-    bumped, protected = rng.sample(_plain_core(plan), 2)
-    update_memory(agent.id, bumped.memory.id, actor="agent", session_id=session.id, importance=5)
-    set_constitutional(agent.id, protected.memory.id, True, actor="agent", session_id=session.id)
-    session.status = "completed"
-    session.phase = None
-    session.ops_count = 3
-    session.tokens_after = agent.core_token_usage
-    session.count_after = _active_core_count(agent.id)
-    session.summary = "Demo session"
-    session.stats = {"consolidate": 1, "update": 1, "protect": 1}
-    session.finished_at = utcnow()
-    db.session.flush()
+    for name, arguments in calls:
+        outcome = toolbox.call(name, arguments)
+        if not outcome.get("ok"):
+            raise RuntimeError(f"the demo session's {name} was refused: {outcome.get('error')}")
+    db.session.refresh(session)
     return session
 
 

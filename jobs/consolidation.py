@@ -22,10 +22,12 @@ from flask import current_app
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
-from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, db, utcnow
+from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
 from models.mutations import consolidate_memories
 from models.refinement import core_totals
 from models.relations import pair_fingerprint
+from models.session import account_turn, finish_session, set_baseline, start_session
+from models.session import count as count_stat
 
 from .llm import json_object, model_configured, model_for
 from .offline import same_fact
@@ -115,9 +117,7 @@ def _model_verdicts(agent: Agent, pairs, budget: int, session: RefinementSession
         batch = pairs[start : start + PAIRS_PER_PROMPT]
         text = "\n".join(f"{n}. A: {a.content}\n   B: {b.content}" for n, (a, b, _) in enumerate(batch, start=1))
         turn = model.turn([{"role": "user", "content": PROMPT.format(pairs=text)}], None, max_tokens=300)
-        session.llm_turns += 1
-        session.prompt_tokens += turn.prompt_tokens
-        session.completion_tokens += turn.completion_tokens
+        account_turn(session, turn)  # staged: committed with the run's unit of work
         try:
             parsed = Verdicts.model_validate(json_object(turn) or {})
         except ValidationError:
@@ -159,42 +159,44 @@ def _consolidate_locked(agent_id: int) -> dict:
     if not pairs:
         return {"agent_id": agent_id, "status": "nothing to check", "checked": 0, "merged": 0}
     offline = not model_configured(agent)
-    tokens, count = core_totals(agent_id)
-    session = RefinementSession(agent_id=agent_id, trigger="consolidation", status="running", phase="checking",
-                                model="offline" if offline else agent.model_id, tokens_before=tokens, count_before=count)
-    db.session.add(session)
-    db.session.commit()
+    with atomic():
+        session = start_session(agent_id, "consolidation", model="offline" if offline else agent.model_id,
+                                phase="checking")
+        set_baseline(session, *core_totals(agent_id))
     if offline:
         verdicts = {n: same_fact(a.content, b.content) for n, (a, b, _) in enumerate(pairs)}
     else:
         verdicts = _model_verdicts(agent, pairs, budget, session)
-    merged_away: set[int] = set()
-    merged = 0
-    for n, (a, b, score) in enumerate(pairs):
-        verdict = verdicts.get(n)
-        outcome = "skipped" if verdict is None else ("same" if verdict else "different")
-        if verdict and a.id not in merged_away and b.id not in merged_away:
-            first, second = sorted((a, b), key=lambda m: (m.created_at, m.id))
-            try:
-                consolidate_memories(agent_id, [first.id, second.id], first.content, actor=ACTOR,
-                                     session_id=session.id, require_type=None)
-                merged_away.update((first.id, second.id))
-                merged += 1
-                outcome = "merged"
-            except DomainError:  # a lock or a change since the pool was read: leave the pair alone
-                outcome = "skipped"
-        if verdict is not None:
-            db.session.add(PairFingerprint(agent_id=agent_id, fingerprint=pair_fingerprint(a.id, b.id, score),
-                                           verdict=outcome, checked_at=utcnow()))
-    session.ops_count = merged
-    session.stats = {"checked": len(verdicts), "merged": merged, "candidates": len(pairs)}
-    session.status = "completed"
-    session.phase = "completed"
-    session.finished_at = utcnow()
-    session.tokens_after, session.count_after = core_totals(agent_id)
-    db.session.commit()
+    # The run is one unit of work: its turn accounting, its fingerprints and its counts commit together
+    # at the end; each merge runs in its own SAVEPOINT, so a refused one undoes only itself.
+    with atomic():
+        merged_away: set[int] = set()
+        merged = refused = 0
+        for n, (a, b, score) in enumerate(pairs):
+            verdict = verdicts.get(n)
+            outcome = "skipped" if verdict is None else ("same" if verdict else "different")
+            if verdict and a.id not in merged_away and b.id not in merged_away:
+                first, second = sorted((a, b), key=lambda m: (m.created_at, m.id))
+                try:
+                    consolidate_memories(agent_id, [first.id, second.id], first.content, actor=ACTOR,
+                                         session_id=session.id, require_type=None)
+                    merged_away.update((first.id, second.id))
+                    merged += 1
+                    outcome = "merged"
+                except DomainError:  # a lock or a change since the pool was read: leave the pair alone
+                    refused += 1
+                    outcome = "skipped"
+            if verdict is not None:
+                db.session.add(PairFingerprint(agent_id=agent_id, fingerprint=pair_fingerprint(a.id, b.id, score),
+                                               verdict=outcome, checked_at=utcnow()))
+        session.ops_count = merged
+        for key, value in (("pairs_considered", len(pairs)), ("pairs_checked", len(verdicts)),
+                           ("consolidations", merged), ("consolidated", 2 * merged), ("refused", refused)):
+            if value:
+                count_stat(session, key, value)
+        finish_session(session, "completed", totals=core_totals(agent_id))
     return {"agent_id": agent_id, "status": "completed", "session_id": session.id,
-            "checked": len(verdicts), "merged": merged}
+            "checked": len(verdicts), "merged": merged, "refused": refused}
 
 
 def daily_consolidation() -> dict:

@@ -1,4 +1,5 @@
-"""TTL lifecycle (spec 003 §7) for non-core, non-pinned, non-constitutional memories.
+"""TTL lifecycle (spec 003 §7) for non-core, non-journal, non-pinned, non-constitutional memories
+not tagged audio, somatic or voice.
 
 Step one, expiry: a memory not read for 60 days whose importance is below the threshold is
 soft-deleted with a purge date 30 days out; until then it can be restored. Step two, purge: past
@@ -25,7 +26,19 @@ DEFAULT_IMPORTANCE_BELOW = 3
 RUN_CAP = 5000  # rows per run and step: a backlog drains over several nights, each run stays bounded
 
 
-def _expirable(now: datetime, importance_below: int):
+def _lifecycle_applies(dialect: str) -> tuple:
+    """What TTL may ever touch: not core, pinned or constitutional; not a refinement journal (the
+    agent's record of its own sessions); never tagged audio, somatic or voice (immutable for every
+    job: only the agent's own refinement, within the rules, touches those)."""
+    return (
+        AgentMemory.memory_type.not_in(("core", "journal")),
+        AgentMemory.pinned.is_(False),
+        AgentMemory.constitutional.is_(False),
+        AgentMemory.without_immutable_tags(dialect),
+    )
+
+
+def _expirable(now: datetime, importance_below: int, dialect: str):
     # The later of the last read and the last change: a restore or an edit resets the idle clock.
     last_touch = case(
         (AgentMemory.last_accessed_at > AgentMemory.updated_at, AgentMemory.last_accessed_at),
@@ -35,9 +48,7 @@ def _expirable(now: datetime, importance_below: int):
         select(AgentMemory.agent_id, AgentMemory.id)
         .where(
             AgentMemory.deleted_at.is_(None),
-            AgentMemory.memory_type != "core",
-            AgentMemory.pinned.is_(False),
-            AgentMemory.constitutional.is_(False),
+            *_lifecycle_applies(dialect),
             last_touch < now - IDLE,
             func.coalesce(AgentMemory.importance, 1) < importance_below,
         )
@@ -46,16 +57,14 @@ def _expirable(now: datetime, importance_below: int):
     )
 
 
-def _purgeable(now: datetime):
+def _purgeable(now: datetime, dialect: str):
     return (
         select(AgentMemory.agent_id, AgentMemory.id)
         .where(
             AgentMemory.deleted_at.is_not(None),
             AgentMemory.purge_at.is_not(None),
             AgentMemory.purge_at <= now,
-            AgentMemory.memory_type != "core",
-            AgentMemory.pinned.is_(False),
-            AgentMemory.constitutional.is_(False),
+            *_lifecycle_applies(dialect),
         )
         .order_by(AgentMemory.id)
         .limit(RUN_CAP)
@@ -66,14 +75,15 @@ def ttl_lifecycle(now: datetime | None = None) -> dict:
     """Daily: expire idle low-importance memories, then purge those past their purge date. Idempotent."""
     now = now or utcnow()
     threshold = int(current_app.config.get("TTL_IMPORTANCE_BELOW", DEFAULT_IMPORTANCE_BELOW))
+    dialect = db.session.get_bind().dialect.name
     expired = purged = skipped = 0
-    for agent_id, memory_id in db.session.execute(_expirable(now, threshold)).all():
+    for agent_id, memory_id in db.session.execute(_expirable(now, threshold, dialect)).all():
         try:
             expire_memory(agent_id, memory_id, now=now)
             expired += 1
         except DomainError:  # changed since the query (restored, pinned, protected): leave it
             skipped += 1
-    for agent_id, memory_id in db.session.execute(_purgeable(now)).all():
+    for agent_id, memory_id in db.session.execute(_purgeable(now, dialect)).all():
         try:
             purge_memory(agent_id, memory_id, now=now)
             purged += 1

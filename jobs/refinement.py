@@ -16,15 +16,19 @@ from typing import Any
 
 from flask import current_app
 from redis import Redis
+from redis.exceptions import RedisError
 from redis.lock import Lock
 from rq import get_current_job
-from sqlalchemy import select, update
+from rq.job import Job, JobStatus
+from sqlalchemy import func, select, update
 
 from console.queues import get_rq
-from models import Agent, AgentMemory, RefinementSession, db, utcnow
+from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.mutations import dedup_for_agent
 from models.refinement import TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
+from models.session import account_turn, finish_session, set_baseline, start_session
+from models.session import count as count_stat
 
 from .llm import model_for, parse_consent
 from .prompts import KICKOFF, NUDGE, consent_prompt, refinement_prompt
@@ -37,6 +41,10 @@ DEFAULT_LOCK_TTL = 30
 OVER_BUDGET_COOLDOWN = timedelta(hours=24)
 
 
+def lock_key(agent_id: int) -> str:
+    return f"memconsole:refine:agent:{agent_id}"
+
+
 class AgentBusy(Exception):
     """Another refinement session holds this agent."""
 
@@ -45,7 +53,7 @@ class SingleFlight:
     """A Redis lock per agent, extended by a heartbeat thread while the session runs."""
 
     def __init__(self, connection: Redis, agent_id: int, ttl: float) -> None:
-        self.lock = Lock(connection, f"memconsole:refine:agent:{agent_id}", timeout=ttl, thread_local=False)
+        self.lock = Lock(connection, lock_key(agent_id), timeout=ttl, thread_local=False)
         self.ttl = ttl
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -80,9 +88,9 @@ class SingleFlight:
 
 def _progress(session: RefinementSession, phase: str) -> None:
     """Visible progress: the session row (the console polls it) and the RQ job's meta."""
-    session.phase = phase
-    session.heartbeat_at = utcnow()
-    db.session.commit()
+    with atomic():
+        session.phase = phase
+        session.heartbeat_at = utcnow()
     job = get_current_job()
     if job is not None:
         job.meta.update({"session_id": session.id, "phase": phase, "ops": session.ops_count})
@@ -90,13 +98,8 @@ def _progress(session: RefinementSession, phase: str) -> None:
 
 
 def _finish(session: RefinementSession, status: str, error: str | None = None) -> None:
-    session.status = status
-    session.finished_at = utcnow()
-    session.phase = status
-    session.tokens_after, session.count_after = core_totals(session.agent_id)
-    if error:
-        session.error = error
-    db.session.commit()
+    with atomic():
+        finish_session(session, status, totals=core_totals(session.agent_id), error=error)
 
 
 def _interrupt_orphans(agent_id: int, keep: int | None) -> None:
@@ -113,22 +116,8 @@ def _interrupt_orphans(agent_id: int, keep: int | None) -> None:
     )
     if keep is not None:
         stmt = stmt.where(RefinementSession.id != keep)
-    db.session.execute(stmt)
-    db.session.commit()
-
-
-def _open_session(agent: Agent, trigger: str, session_id: int | None, model_label: str) -> RefinementSession:
-    session = db.session.get(RefinementSession, session_id) if session_id else None
-    if session is None:
-        session = RefinementSession(agent_id=agent.id, trigger=trigger)
-        db.session.add(session)
-    job = get_current_job()
-    session.status = "running"
-    session.started_at = utcnow()
-    session.model = model_label
-    session.job_id = job.id if job is not None else session.job_id
-    db.session.commit()
-    return session
+    with atomic():
+        db.session.execute(stmt)
 
 
 def run_refinement(agent_id: int, trigger: str = "manual", session_id: int | None = None, force: bool = False) -> dict:
@@ -147,22 +136,29 @@ def run_refinement(agent_id: int, trigger: str = "manual", session_id: int | Non
             return _run_locked(agent, trigger, session_id, force)
     except AgentBusy as busy:
         if session_id:
-            queued = db.session.get(RefinementSession, session_id)
-            if queued is not None and queued.status == "queued":
-                queued.status, queued.phase, queued.finished_at = "skipped", "skipped", utcnow()
-                queued.error = str(busy)
-                db.session.commit()
+            with atomic():
+                queued = db.session.get(RefinementSession, session_id)
+                if queued is not None and queued.status == "queued":
+                    finish_session(queued, "skipped", totals=core_totals(agent_id), error=str(busy))
         return {"session_id": session_id, "status": "busy", "error": str(busy)}
 
 
 def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool) -> dict:
     model = model_for(agent)
-    session = _open_session(agent, trigger, session_id, model.label)
+    job = get_current_job()
+    with atomic():
+        session = start_session(
+            agent.id, trigger, model=model.label, session_id=session_id, job_id=job.id if job else None, phase="dedup"
+        )
     try:
-        _progress(session, "dedup")
-        dedup_for_agent(agent.id)
-        tokens, count = core_totals(agent.id)
-        session.tokens_before, session.count_before = tokens, count
+        with atomic():
+            tokens_pre, _ = core_totals(agent.id)
+            removed = dedup_for_agent(agent.id)
+            tokens, count = core_totals(agent.id)
+            set_baseline(session, tokens, count)
+            if removed:  # before the baseline: the outcome panel tells this apart from the model's work
+                count_stat(session, "dedup_removed", len(removed))
+                count_stat(session, "dedup_tokens", tokens_pre - tokens)
         if count == 0:
             _finish(session, "skipped", "no core memories")
             return result(session)
@@ -174,7 +170,8 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
         consent = model.turn([{"role": "user", "content": consent_prompt(agent, tokens, count)}], None)
         _account(session, consent)
         agreed, reason = parse_consent(consent)
-        session.stats = {**(session.stats or {}), "consent_reason_chars": len(reason)}
+        with atomic():
+            count_stat(session, "consent_reason_chars", len(reason))
         if not agreed:
             _finish(session, "consent_declined")
             _audit_session_event(session, "refinement_consent_declined")
@@ -232,18 +229,14 @@ def _dump(value: dict) -> str:
 
 
 def _account(session: RefinementSession, turn) -> None:
-    session.llm_turns += 1
-    session.prompt_tokens += turn.prompt_tokens
-    session.completion_tokens += turn.completion_tokens
-    session.cached_tokens += turn.cached_tokens
-    session.heartbeat_at = utcnow()
-    db.session.commit()
+    with atomic():
+        account_turn(session, turn)
 
 
 def _audit_session_event(session: RefinementSession, action: str) -> None:
-    write_audit(op_id=new_op_id(), actor="system:refinement", action=action, agent_id=session.agent_id,
-                session_id=session.id, data={"status": session.status})
-    db.session.commit()
+    with atomic():
+        write_audit(op_id=new_op_id(), actor="system:refinement", action=action, agent_id=session.agent_id,
+                    session_id=session.id, data={"status": session.status})
 
 
 def result(session: RefinementSession) -> dict:
@@ -271,27 +264,100 @@ def result(session: RefinementSession) -> dict:
 # ----- triggers -----
 
 
+QUEUE_UNREACHABLE = "the job queue was unreachable; nothing ran"
+STRANDED_AFTER = timedelta(minutes=2)  # a queued session this old with no job behind it is stranded
+STALLED_AFTER = timedelta(minutes=10)  # a running session with no heartbeat this long and no lock is dead
+
+
 def enqueue_refinement(agent_id: int, trigger: str, actor: str, force: bool = True) -> RefinementSession:
-    """Queue a session for an agent (console, CLI). An agent already queued or running is not queued twice."""
+    """Queue a session for an agent (console, CLI, scans). An agent already queued or running is not
+    queued twice — unless its queued session has no job behind it (a crash between the commit and the
+    enqueue, or a Redis that lost its data), which is queued again now.
+
+    The session row is committed first, so the worker always finds it; if the enqueue then fails
+    (Redis down), the row is failed at once — never left `queued` with nothing to run it — and the
+    error propagates to the caller, who says the queue is unreachable.
+    """
     pending = db.session.scalar(
         select(RefinementSession)
         .where(RefinementSession.agent_id == agent_id, RefinementSession.status.in_(("queued", "running")))
         .order_by(RefinementSession.id.desc())
     )
     if pending is not None:
+        if pending.status == "queued" and not _job_exists(pending):
+            _enqueue(pending, force)
         return pending
-    session = RefinementSession(agent_id=agent_id, trigger=trigger, status="queued", phase="queued")
-    db.session.add(session)
-    db.session.flush()
-    write_audit(op_id=new_op_id(), actor=actor, action="refinement_requested", agent_id=agent_id,
-                session_id=session.id, data={"trigger": trigger})
-    db.session.commit()
-    job = get_rq().enqueue(
-        run_refinement, agent_id, trigger, session.id, force, queue="llm", job_id=f"refine-{session.id}"
-    )
-    session.job_id = job.id
-    db.session.commit()
+    with atomic():
+        session = RefinementSession(agent_id=agent_id, trigger=trigger, status="queued", phase="queued")
+        db.session.add(session)
+        db.session.flush()
+        write_audit(op_id=new_op_id(), actor=actor, action="refinement_requested", agent_id=agent_id,
+                    session_id=session.id, data={"trigger": trigger})
+    _enqueue(session, force)
     return session
+
+
+def _enqueue(session: RefinementSession, force: bool) -> None:
+    try:
+        job = get_rq().enqueue(
+            run_refinement, session.agent_id, session.trigger, session.id, force,
+            queue="llm", job_id=f"refine-{session.id}",
+        )  # fmt: skip
+    except (RedisError, OSError):
+        with atomic():
+            db.session.refresh(session)
+            if session.status == "queued":
+                finish_session(session, "failed", totals=core_totals(session.agent_id), error=QUEUE_UNREACHABLE)
+        raise
+    with atomic():
+        session.job_id = job.id
+
+
+def _job_exists(session: RefinementSession) -> bool:
+    return Job.exists(f"refine-{session.id}", connection=get_rq().connection)
+
+
+def reconcile_sessions(now=None) -> dict:
+    """Every 5 minutes: no session stays stranded. A `queued` session older than two minutes whose
+    job does not exist is queued again (one whose job failed or was stopped is failed); a `running` one with no heartbeat for ten minutes whose agent
+    lock has lapsed belonged to a dead worker and is marked `interrupted` (each of its applied
+    operations is whole and audited). Raises if Redis is unreachable, so RQ records the failure."""
+    now = now or utcnow()
+    requeued, failed, interrupted = [], [], []
+    stranded = db.session.scalars(
+        select(RefinementSession).where(
+            RefinementSession.status == "queued", RefinementSession.started_at < now - STRANDED_AFTER
+        )
+    ).all()
+    for session in stranded:
+        job = Job.fetch(f"refine-{session.id}", connection=get_rq().connection) if _job_exists(session) else None
+        if job is None:
+            _enqueue(session, force=session.trigger in ("console", "cli", "manual"))
+            requeued.append(session.id)
+        elif job.get_status() in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+            with atomic():  # the job ended without ever opening the session (its RQ record says why)
+                finish_session(session, "failed", totals=core_totals(session.agent_id),
+                               error=f"its job {job.get_status().value} before the session started")
+            failed.append(session.id)
+    stalled = db.session.scalars(
+        select(RefinementSession).where(
+            RefinementSession.status == "running",
+            func.coalesce(RefinementSession.heartbeat_at, RefinementSession.started_at) < now - STALLED_AFTER,
+        )
+    ).all()
+    connection = get_rq().connection
+    for session in stalled:
+        if not connection.exists(lock_key(session.agent_id)):
+            with atomic():
+                finish_session(
+                    session, "interrupted", totals=core_totals(session.agent_id),
+                    error="the worker stopped mid-session; every applied operation is whole and audited",
+                )  # fmt: skip
+            interrupted.append(session.id)
+    if requeued or failed or interrupted:
+        log.info("sessions reconciled: %d re-queued, %d failed, %d interrupted", len(requeued), len(failed),
+                 len(interrupted))
+    return {"requeued": requeued, "failed": failed, "interrupted": interrupted}
 
 
 def agents_due_for_sweep(now=None) -> list[int]:

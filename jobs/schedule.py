@@ -18,7 +18,7 @@ from .insights import tom_insights
 from .lifecycle import ttl_lifecycle
 from .maintenance import dedup_all_agents
 from .mechanic import expire_lapsed_grants
-from .refinement import over_budget_scan, refinement_sweep
+from .refinement import over_budget_scan, reconcile_sessions, refinement_sweep
 from .reflection import journal_reflection
 from .relations import link_pending
 
@@ -53,6 +53,7 @@ RECURRING: tuple[Recurring, ...] = (
     Recurring("relations-catch-up", "*/10 * * * *", link_pending, "maintenance", "Embed and link new semantic memories, every 10 minutes"),
     Recurring("reflection-daily", "30 6 * * *", journal_reflection, "llm", "Journal reflection, daily 06:30 UTC"),
     Recurring("patch-expiry", "15 3 * * *", expire_patches, "maintenance", "Drop consent patches held past 7 days, daily 03:15 UTC"),
+    Recurring("session-reconcile", "*/5 * * * *", reconcile_sessions, "default", "Re-queue stranded sessions, close dead ones, every 5 minutes"),
     Recurring("mechanic-expiry", "*/5 * * * *", expire_lapsed_grants, "maintenance", "Close lapsed mechanic grants, every 5 minutes"),
 )
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import MetaData
+from sqlalchemy import Engine, MetaData, event, text
 
 # Stable constraint names so Alembic revisions are identical on SQLite and PostgreSQL.
 NAMING = {
@@ -32,23 +33,144 @@ def estimate_tokens(text: str | None) -> int:
     return math.ceil(len(text or "") / 4)
 
 
+# The transaction rule (README, "The transaction rule"): the caller owns the unit of work. The
+# outermost atomic() block is that unit and commits when it exits cleanly. Every atomic() entered
+# while a transaction is already open (an outer block, or work the caller staged before calling)
+# runs in a SAVEPOINT, so a refusal rolls back only its own statements and leaves the caller's work
+# to the caller, neither committed nor lost.
+DEPTH = "atomic_depth"
+
+
 @contextmanager
 def atomic() -> Iterator[None]:
-    """One database transaction around the block.
-
-    Commits when the outermost block succeeds and rolls everything back on any error, so a memory
-    change and its audit record land together or not at all. Nested blocks join the outer one.
-    """
-    session = db.session
-    depth = session.info.get("atomic_depth", 0)
-    session.info["atomic_depth"] = depth + 1
+    """One unit of work around the block: a transaction at the outermost level, a SAVEPOINT inside one."""
+    session = db.session()  # the Session itself, not the scoped proxy
+    depth = session.info.get(DEPTH, 0)
+    owner = depth == 0
+    joined = _begin_writing(session) if owner else True
+    session.info[DEPTH] = depth + 1
     try:
-        yield
-        if depth == 0:
+        if joined:
+            with session.begin_nested():
+                yield
+        else:
+            yield
+        if owner:
             session.commit()
     except BaseException:
-        if depth == 0:
+        if owner and not joined:
             session.rollback()
         raise
     finally:
-        session.info["atomic_depth"] = depth
+        session.info[DEPTH] = depth
+
+
+def _begin_writing(session) -> bool:
+    """Open the transaction a write will run in; True when it joins one the caller already had open.
+
+    SQLite has no row locks: a writer must hold the database's write lock before it reads what it
+    is about to snapshot, or it may read a version another writer has since replaced. So a write
+    transaction starts with BEGIN IMMEDIATE; a read-only transaction the caller left open is ended
+    first (it holds nothing worth keeping, and its read snapshot may be stale); one that has
+    already written holds the lock, and is joined. PostgreSQL needs none of this: the mutation
+    path's SELECT ... FOR UPDATE waits for and returns the newest row version.
+    """
+    if session.get_bind().dialect.name != "sqlite":
+        return session.in_transaction()
+    if session.in_transaction():
+        session.flush()
+        info = session.connection().info
+        if info.get("immediate") or info.get("wrote"):
+            return True
+        session.rollback()  # it only read (pending objects were flushed above): nothing to lose
+    token = _IMMEDIATE.set(True)
+    try:
+        session.connection()  # fires the engine's "begin" event (configure_engine): BEGIN IMMEDIATE
+    finally:
+        _IMMEDIATE.reset(token)
+    return False
+
+
+_IMMEDIATE: ContextVar[bool] = ContextVar("sqlite_begin_immediate", default=False)
+WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # statements that take SQLite's write lock
+GUARD_SETTING = "memconsole.guard"  # PostgreSQL: transaction-local; SQLite: memconsole_guard() per connection
+
+
+def configure_engine(engine: Engine) -> None:
+    """Connection setup the transaction rule and the database guards rely on (called by the app factory).
+
+    SQLite: foreign keys on, WAL so the web process and workers share the file, a busy timeout; the
+    driver's own transaction handling switched off and done here instead, the same way (reads see the
+    newest commit, the first write begins a transaction) except that `atomic()` begins with BEGIN
+    IMMEDIATE, and SAVEPOINTs work; and the `memconsole_guard()` function the guard triggers of migration 0008 call,
+    registered on every connection the app opens (a raw `sqlite3` shell has no such function, so those
+    triggers refuse it).
+    """
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn, record):
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+        holder = record.info["guard"] = {"value": ""}
+        dbapi_conn.create_function("memconsole_guard", 0, lambda: holder["value"])
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        immediate = _IMMEDIATE.get()
+        conn.info["immediate"], conn.info["wrote"] = immediate, False
+        if immediate:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _begin_on_write(conn, cursor, statement, parameters, context, executemany):
+        # As the driver's own default did: reads outside a write transaction see the newest commit,
+        # and the first write begins the transaction (deferred) that COMMIT or ROLLBACK ends.
+        if statement.lstrip()[:7].upper().startswith(WRITES):
+            if not cursor.connection.in_transaction:
+                cursor.execute("BEGIN")
+            conn.info["wrote"] = True
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _end(conn):
+        conn.info["immediate"] = conn.info["wrote"] = False
+        guard = conn.connection.info.get("guard") if conn.connection is not None else None
+        if guard is not None:
+            guard["value"] = ""
+
+
+@contextmanager
+def guard_privilege(kind: str) -> Iterator[None]:
+    """Open the database's constitutional guard for the statements in the block (migration 0008).
+
+    `kind` is "admin" (an admin edits or unprotects a constitutional memory) or "timemachine" (a
+    rollback restores exactly what the audit log recorded). Outside such a block, every UPDATE of a
+    constitutional row's content, type or tags, and any clearing of its flag, is refused by the
+    database itself, whoever sends it. Transaction-local on PostgreSQL; on SQLite, per connection and
+    reset at commit or rollback. On an error the enclosing SAVEPOINT or transaction rolls the
+    setting back with everything else.
+    """
+    if kind not in ("admin", "timemachine"):
+        raise ValueError(f"unknown guard privilege {kind!r}")
+    _set_guard(kind)
+    try:
+        yield
+    except BaseException:
+        if db.session.get_bind().dialect.name == "sqlite":  # not transactional there: reset by hand
+            _set_guard("")
+        raise
+    _set_guard("")
+
+
+def _set_guard(value: str) -> None:
+    connection = db.session.connection()
+    if connection.dialect.name == "sqlite":
+        connection.connection.info["guard"]["value"] = value
+    else:
+        connection.execute(text("SELECT set_config(:name, :value, true)"), {"name": GUARD_SETTING, "value": value})

@@ -122,6 +122,20 @@ class AgentMemory(db.Model):
     def immutable_tags(self) -> set[str]:
         return {t.lower() for t in (self.tags or []) if isinstance(t, str)} & IMMUTABLE_TAGS
 
+    @staticmethod
+    def without_immutable_tags(dialect: str):
+        """SQL: the row carries none of IMMUTABLE_TAGS (any case) — the set-based twin of `immutable_tags`."""
+        tags = ", ".join(f"'{t}'" for t in sorted(IMMUTABLE_TAGS))
+        if dialect == "sqlite":
+            return text(
+                "NOT EXISTS (SELECT 1 FROM json_each(agent_memories.tags) AS t "
+                f"WHERE lower(t.value) IN ({tags}))"
+            )
+        return text(
+            "NOT EXISTS (SELECT 1 FROM json_array_elements_text(agent_memories.tags) AS t(value) "
+            f"WHERE lower(t.value) IN ({tags}))"
+        )
+
     def __repr__(self) -> str:  # never the content: reprs end up in logs and tracebacks
         return f"<AgentMemory #{self.id} agent={self.agent_id} {self.memory_type}>"
 

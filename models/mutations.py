@@ -14,6 +14,7 @@ touch a memory tagged audio, somatic or voice.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,7 +33,7 @@ from .audit import (
     write_audit,
     write_audits,
 )
-from .db import atomic, db, utcnow
+from .db import atomic, db, guard_privilege, utcnow
 from .errors import ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed
 from .memory import IMMUTABLE_TAGS, MAX_CONTENT_CHARS, MEMORY_TYPES, SNAPSHOT_FIELDS, AgentMemory
 
@@ -126,20 +127,41 @@ def _require_agent(agent_id: int) -> Agent:
     return agent
 
 
-def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> AgentMemory:
-    """One memory of this agent, row-locked for the transaction (PostgreSQL; SQLite locks the file)."""
+def _check_id(memory_id: Any) -> None:
     if isinstance(memory_id, bool) or not isinstance(memory_id, int):
         raise ValidationFailed(f"memory id must be an integer, not {type(memory_id).__name__}")
-    row = db.session.execute(
+
+
+def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
+    """These memories of this agent, row-locked for the transaction and read fresh.
+
+    The lock comes first and the snapshot is taken from what it returns: `populate_existing`
+    overwrites whatever stale copy the caller's session already held (a route that loaded the row
+    to check its category), so a change committed by someone else meanwhile is seen, never
+    overwritten. PostgreSQL waits on the row lock (ids in order, so two writers cannot deadlock);
+    SQLite's write lock is already held (`atomic()` begins write transactions IMMEDIATE).
+    """
+    rows = db.session.execute(
         select(AgentMemory, *newest_content_columns())
-        .where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent_id)
+        .where(AgentMemory.id.in_(memory_ids), AgentMemory.agent_id == agent_id)
+        .order_by(AgentMemory.id)
         .with_for_update(of=AgentMemory)
-    ).first()
+        .execution_options(populate_existing=True)
+    ).all()
+    found: dict[int, AgentMemory] = {}
+    for memory, content_id, sha in rows:
+        remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
+        found[memory.id] = memory
+    return found
+
+
+def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> AgentMemory:
+    """One memory of this agent, locked and fresh (see `_locked`)."""
+    _check_id(memory_id)
+    memory = _locked(agent_id, [memory_id]).get(memory_id)
     # Another agent's memory is reported exactly like a missing one (isolation: no existence oracle).
-    if row is None:
+    if memory is None:
         raise NotFound(f"memory #{memory_id} not found")
-    memory, content_id, sha = row
-    remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
     if active is True and memory.deleted_at is not None:
         raise NotFound(f"memory #{memory_id} is deleted")
     if active is False and memory.deleted_at is None:
@@ -148,13 +170,23 @@ def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> Agent
 
 
 def _load_many(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[AgentMemory]:
+    """Several active memories of this agent, all locked in one statement, in the order given."""
     if not isinstance(memory_ids, list | tuple) or not memory_ids:
         raise ValidationFailed("ids must be a non-empty list of memory ids")
+    for memory_id in memory_ids:
+        _check_id(memory_id)
     if len(set(memory_ids)) != len(memory_ids):
         raise ValidationFailed("ids contain duplicates")
     if len(memory_ids) < minimum:
         raise ValidationFailed(f"at least {minimum} distinct ids are required")
-    return [_load(agent_id, memory_id) for memory_id in memory_ids]
+    found = _locked(agent_id, list(memory_ids))
+    for memory_id in memory_ids:
+        memory = found.get(memory_id)
+        if memory is None:
+            raise NotFound(f"memory #{memory_id} not found")
+        if memory.deleted_at is not None:
+            raise NotFound(f"memory #{memory_id} is deleted")
+    return [found[memory_id] for memory_id in memory_ids]
 
 
 def _guard_agent_locks(actor: str, memories: Iterable[AgentMemory], verb: str) -> None:
@@ -217,29 +249,53 @@ def create_memory(
         raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
     with atomic():
         _require_agent(agent_id)
-        now = utcnow()
-        memory = AgentMemory(
-            agent_id=agent_id,
-            constitutional=constitutional,
-            created_at=created_at or now,
-            updated_at=now,
-            **{k: v for k, v in fields.items() if k != "content"},
-        )
-        memory.set_content(fields["content"])
-        db.session.add(memory)
-        db.session.flush()
-        write_audit(
-            op_id=op_id or new_op_id(),
-            actor=actor,
-            action=action,
-            agent_id=agent_id,
-            memory_id=memory.id,
-            session_id=session_id,
-            before=None,
-            after=snapshot(memory),
-            data=data,
-        )
+        return _insert(
+            agent_id, fields, actor=actor, action=action, constitutional=constitutional, created_at=created_at,
+            session_id=session_id, data=data, op_id=op_id or new_op_id(),
+        )  # fmt: skip
+
+
+def _insert(
+    agent_id: int,
+    fields: dict[str, Any],
+    *,
+    actor: str,
+    action: str,
+    op_id: str,
+    constitutional: bool = False,
+    created_at: datetime | None = None,
+    session_id: int | None = None,
+    data: dict | None = None,
+) -> AgentMemory:
+    """The row and its audit record, inside the caller's unit of work (create and consolidate share it)."""
+    now = utcnow()
+    memory = AgentMemory(
+        agent_id=agent_id,
+        constitutional=constitutional,
+        created_at=created_at or now,
+        updated_at=now,
+        **{k: v for k, v in fields.items() if k != "content"},
+    )
+    memory.set_content(fields["content"])
+    db.session.add(memory)
+    db.session.flush()
+    write_audit(
+        op_id=op_id,
+        actor=actor,
+        action=action,
+        agent_id=agent_id,
+        memory_id=memory.id,
+        session_id=session_id,
+        before=None,
+        after=snapshot(memory),
+        data=data,
+    )
     return memory
+
+
+# What "constitutional" freezes: agents and jobs can never change these on a locked memory; an admin can,
+# through this path, audited (and the database refuses anyone else: migration 0008).
+FROZEN_FIELDS = frozenset({"content", "memory_type", "tags"})
 
 
 def update_memory(
@@ -247,8 +303,9 @@ def update_memory(
 ) -> AgentMemory:
     """Change content and/or metadata of an active memory.
 
-    Agents may tighten a constitutional memory only inside a refinement session, never empty it
-    (empty content is refused for everyone), and never touch an immutable-tagged one.
+    A constitutional memory's content, type and tags are frozen for agent paths (`agent`,
+    `system:*`), inside a refinement session too; only an admin may edit them. Agent paths never
+    touch an immutable-tagged memory. Empty content is refused for everyone.
     """
     _check_actor(actor)
     if not changes:
@@ -256,14 +313,17 @@ def update_memory(
     fields = _clean_fields(changes)
     with atomic():
         memory = _load(agent_id, memory_id)
+        frozen = memory.constitutional and bool(FROZEN_FIELDS & set(fields))
         if is_agent_path(actor):
             if memory.immutable_tags:
                 raise ImmutableMemory(
                     f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and cannot be changed"
                 )
-            if memory.constitutional and session_id is None:
+            if frozen:
                 raise ConstitutionalLocked(
-                    f"memory #{memory.id} is constitutional; it can be tightened only in a refinement session"
+                    f"memory #{memory.id} is constitutional: its content, type and tags cannot be changed "
+                    "by an agent or a job; only an admin can edit it",
+                    ids=[memory.id],
                 )
         before = snapshot(memory)
         for name, value in fields.items():
@@ -272,6 +332,8 @@ def update_memory(
             else:
                 setattr(memory, name, value)
         memory.updated_at = utcnow()
+        with guard_privilege("admin") if frozen else nullcontext():
+            after = snapshot(memory)  # flushes the row, so the database guard sees the admin's privilege
         write_audit(
             op_id=new_op_id(),
             actor=actor,
@@ -280,7 +342,7 @@ def update_memory(
             memory_id=memory.id,
             session_id=session_id,
             before=before,
-            after=snapshot(memory),
+            after=after,
             data={"fields": sorted(fields)},
         )
     return memory
@@ -388,21 +450,18 @@ def consolidate_memories(
             tags.extend(t for t in source.tags or [] if t not in tags)
         importances = [m.importance for m in sources if m.importance is not None]
         categories = {m.category for m in sources}
-        merged = create_memory(
-            agent_id,
-            content,
-            actor=actor,
-            memory_type=types.pop(),
-            session_id=session_id,
-            created_at=min(m.created_at for m in sources),
-            tags=tags[:MAX_TAGS],
-            category=categories.pop() if len(categories) == 1 else None,
-            importance=max(importances) if importances else None,
-            pinned=any(m.pinned for m in sources),
-            action="consolidate",
-            data={"merged_from": [m.id for m in sources]},
-            op_id=op_id,
-        )
+        fields = {
+            "content": content,
+            "memory_type": types.pop(),
+            "tags": tags[:MAX_TAGS],
+            "category": categories.pop() if len(categories) == 1 else None,
+            "importance": max(importances) if importances else None,
+            "pinned": any(m.pinned for m in sources),
+        }
+        merged = _insert(
+            agent_id, fields, actor=actor, action="consolidate", op_id=op_id, session_id=session_id,
+            created_at=min(m.created_at for m in sources), data={"merged_from": [m.id for m in sources]},
+        )  # fmt: skip
         now = utcnow()
         for source in sources:
             before = snapshot(source)
@@ -443,6 +502,8 @@ def set_constitutional(
         before = snapshot(memory)
         memory.constitutional = value
         memory.updated_at = utcnow()
+        with nullcontext() if value else guard_privilege("admin"):
+            after = snapshot(memory)  # flushes the row inside the privilege
         write_audit(
             op_id=new_op_id(),
             actor=actor,
@@ -451,7 +512,7 @@ def set_constitutional(
             memory_id=memory.id,
             session_id=session_id,
             before=before,
-            after=snapshot(memory),
+            after=after,
         )
     return memory
 
@@ -603,11 +664,17 @@ PURGE_GRACE = timedelta(days=30)
 
 
 def _guard_purgeable(memory: AgentMemory) -> None:
-    """TTL lifecycle applies only to non-core, non-pinned, non-constitutional memories."""
+    """TTL lifecycle applies only to non-core, non-journal, non-pinned, non-constitutional memories
+    with no immutable tag."""
     if memory.constitutional:
         raise ConstitutionalLocked(f"memory #{memory.id} is constitutional and can never be purged")
-    if memory.memory_type == "core":
-        raise ValidationFailed(f"memory #{memory.id} is a core memory; core memories are never purged")
+    if memory.immutable_tags:
+        raise ImmutableMemory(
+            f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and never expires",
+            ids=[memory.id],
+        )
+    if memory.memory_type in ("core", "journal"):
+        raise ValidationFailed(f"memory #{memory.id} is a {memory.memory_type} memory; those are never purged")
     if memory.pinned:
         raise ValidationFailed(f"memory #{memory.id} is pinned and cannot expire")
 

@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from .agent import Agent, core_totals
 from .audit import new_op_id, write_audit
-from .db import atomic, db, utcnow
+from .db import atomic, db
 from .errors import DomainError
 from .memory import MAX_CONTENT_CHARS, AgentMemory
 from .mutations import (
@@ -33,7 +33,8 @@ from .mutations import (
     soft_delete_memories,
     update_memory,
 )
-from .session import RefinementSession
+from .session import RefinementSession, finish_session
+from .session import count as count_stat
 from .timemachine import rollback_session
 
 HARD_CAP = 10
@@ -240,8 +241,8 @@ class RefinementToolbox:
         merged = consolidate_memories(
             session.agent_id, args.ids, args.new_content, actor=AGENT_ACTOR, session_id=session.id
         )
-        self._count(session, "consolidations", 1)
-        self._count(session, "consolidated", len(args.ids))
+        count_stat(session, "consolidations", 1)
+        count_stat(session, "consolidated", len(args.ids))
         return {
             "consolidated": args.ids,
             "new_id": merged.id,
@@ -252,7 +253,7 @@ class RefinementToolbox:
         memory = update_memory(
             session.agent_id, args.id, actor=AGENT_ACTOR, session_id=session.id, content=args.content
         )
-        self._count(session, "updated", 1)
+        count_stat(session, "updated", 1)
         return {"updated": memory.id, "tokens": memory.token_estimate}
 
     def _delete_memory(self, session: RefinementSession, args: DeleteArgs) -> dict[str, Any]:
@@ -262,12 +263,12 @@ class RefinementToolbox:
         soft_delete_memories(
             session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement"
         )
-        self._count(session, "deleted", len(ids))
+        count_stat(session, "deleted", len(ids))
         return {"deleted": ids}
 
     def _protect_memory(self, session: RefinementSession, args: ProtectArgs) -> dict[str, Any]:
         set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
-        self._count(session, "protected", 1)
+        count_stat(session, "protected", 1)
         return {"protected": args.id}
 
     def _complete_refinement(self, session: RefinementSession, args: CompleteArgs) -> dict[str, Any]:
@@ -282,11 +283,7 @@ class RefinementToolbox:
             session_id=session.id,
             action="refinement_journal",
         )
-        now = utcnow()
-        session.status = "completed"
-        session.summary = args.summary
-        session.finished_at = now
-        session.tokens_after, session.count_after = tokens, count
+        finish_session(session, "completed", totals=(tokens, count), summary=args.summary)
         write_audit(
             op_id=new_op_id(),
             actor=AGENT_ACTOR,
@@ -299,7 +296,7 @@ class RefinementToolbox:
                 "summary_chars": len(args.summary),
             },
         )
-        db.session.get(Agent, session.agent_id).last_refinement_at = now
+        db.session.get(Agent, session.agent_id).last_refinement_at = session.finished_at
         return {
             "status": "completed",
             "ops": session.ops_count,
@@ -316,18 +313,9 @@ class RefinementToolbox:
             if self._breaker_tripped(session):
                 self._terminate(session)
                 return
-            session.status = "incomplete"
-            session.finished_at = utcnow()
-            session.error = reason
-            session.tokens_after, session.count_after = core_totals(session.agent_id)
+            finish_session(session, "incomplete", totals=core_totals(session.agent_id), error=reason)
 
     # ----- the guards -----
-
-    @staticmethod
-    def _count(session: RefinementSession, key: str, n: int) -> None:
-        stats = dict(session.stats or {})
-        stats[key] = stats.get(key, 0) + n
-        session.stats = stats
 
     def _breaker_tripped(self, session: RefinementSession) -> bool:
         # One primary-key read: the threshold and the totals the database triggers maintain (O(1)).
@@ -345,15 +333,13 @@ class RefinementToolbox:
         """Roll the whole session back in this same transaction and close it for good."""
         tokens, count = core_totals(session.agent_id)
         rollback_session(session.id, actor="system:circuit-breaker")
-        session.status = "terminated"
-        session.finished_at = utcnow()
-        session.error = (
+        error = (
             f"circuit breaker: retention fell to {tokens}/{session.tokens_before} tokens and "
             f"{count}/{session.count_before} memories (threshold {db.session.get(Agent, session.agent_id).min_retention:.0%});"
             " session rolled back"
         )
-        session.tokens_after, session.count_after = core_totals(session.agent_id)
-        self._count(session, "breaker_trips", 1)
+        finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)
+        count_stat(session, "breaker_trips")
         return _error("terminated", TERMINATED_MESSAGE)
 
 

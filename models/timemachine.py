@@ -32,7 +32,7 @@ from .audit import (
     snapshot_values,
     write_audits,
 )
-from .db import atomic, db, utcnow
+from .db import atomic, db, guard_privilege, utcnow
 from .errors import NotFound, RollbackConflict, ValidationFailed
 from .memory import SNAPSHOT_FIELDS, AgentMemory
 from .mutations import _check_actor
@@ -109,7 +109,7 @@ def _changes_row(record: AuditLog) -> bool:
 def _plan(
     agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool, lock: bool = False
 ) -> RollbackPlan:
-    records = sorted((r for r in records if _changes_row(r)), key=lambda r: r.id)
+    records = sorted((r for r in records if _changes_row(r) and r.agent_id == agent_id), key=lambda r: r.id)
     targets: OrderedDict[int, dict | None] = OrderedDict()
     for record in records:
         targets.setdefault(record.memory_id, record.before)  # earliest record wins: the state before it
@@ -117,8 +117,16 @@ def _plan(
     if not targets:
         return plan
     # Applying: lock the rows first, so no change can slip in between the conflict check and the restore.
-    stmt = select(AgentMemory).where(AgentMemory.id.in_(list(targets))).order_by(AgentMemory.id)
-    rows = {m.id: m for m in db.session.scalars(stmt.with_for_update() if lock else stmt).all()}
+    # Every lookup by memory id is also by agent: an id names one memory of one agent, and this
+    # rollback may only ever touch the agent whose records it replays.
+    stmt = (
+        select(AgentMemory)
+        .where(AgentMemory.id.in_(list(targets)), AgentMemory.agent_id == agent_id)
+        .order_by(AgentMemory.id)
+    )
+    if lock:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    rows = {m.id: m for m in db.session.scalars(stmt).all()}
     if check_conflicts:
         ids = set(plan.record_ids)
         later = sorted(
@@ -126,7 +134,8 @@ def _plan(
                 r.memory_id
                 for r in db.session.scalars(
                     select(AuditLog)
-                    .where(AuditLog.memory_id.in_(list(targets)), AuditLog.id > min(ids))
+                    .where(AuditLog.memory_id.in_(list(targets)), AuditLog.agent_id == agent_id)
+                    .where(AuditLog.id > min(ids))
                     .where(AuditLog.id.not_in(ids))
                 )
                 if _changes_row(r)
@@ -158,6 +167,13 @@ def _plan(
 
 
 def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
+    """Apply a plan (see `_restore`) with the database guard open: a rollback writes back exactly what
+    the audit log recorded, constitutional rows included (migration 0008)."""
+    with guard_privilege("timemachine"):
+        return _restore(plan, actor)
+
+
+def _restore(plan: RollbackPlan, actor: str) -> RollbackResult:
     """Apply a plan whose rows `_plan` has locked. Set-based: the rows, their current content
     references and the target texts are read once for all memories; new text references and the
     audit records are written in multi-row INSERTs; so a rollback costs a handful of round trips
@@ -167,7 +183,12 @@ def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
     op_id = new_op_id()
     ids = [c.memory_id for c in plan.changes if c.action != "unrecoverable"]
     rows = (
-        {m.id: m for m in db.session.scalars(select(AgentMemory).where(AgentMemory.id.in_(ids)))}
+        {
+            m.id: m
+            for m in db.session.scalars(
+                select(AgentMemory).where(AgentMemory.id.in_(ids), AgentMemory.agent_id == agent_id)
+            )
+        }
         if ids
         else {}
     )

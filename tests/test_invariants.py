@@ -228,10 +228,15 @@ def test_constitutional_flag_rules(make_agent):
     with pytest.raises(ConstitutionalLocked):  # jobs act for the agent: no locks from them either
         create_memory(agent.id, "Job-made vow", actor="system:tom", constitutional=True)
     set_constitutional(agent.id, memory.id, True, actor="agent", session_id=session.id)
-    # Inside a session the agent may tighten a constitutional memory, never empty it.
-    update_memory(agent.id, memory.id, actor="agent", session_id=session.id, content="Be kind.")
+    # Constitutional means frozen for agents and jobs, inside a refinement session too.
+    for actor in ("agent", "system:consolidation"):
+        for change in ({"content": "Be kind."}, {"memory_type": "semantic"}, {"tags": ["x"]}):
+            with pytest.raises(ConstitutionalLocked):
+                update_memory(agent.id, memory.id, actor=actor, session_id=session.id, **change)
+    # An admin may edit it, audited; empty content is refused for everyone.
+    update_memory(agent.id, memory.id, actor="admin:7", content="Be kind.")
     with pytest.raises(ValidationFailed):
-        update_memory(agent.id, memory.id, actor="agent", session_id=session.id, content="   ")
+        update_memory(agent.id, memory.id, actor="admin:7", content="   ")
     # Only an admin clears the flag, audited with the admin's id; then it may be deleted.
     set_constitutional(agent.id, memory.id, False, actor="admin:7")
     last = db.session.scalar(sa.select(AuditLog).order_by(AuditLog.id.desc()).limit(1))
@@ -562,9 +567,8 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
         table.update().where(table.c.content.like("bulk %")).values(token_estimate=table.c.token_estimate * 2)
     )
     check()
-    db.session.execute(
-        table.update().where(table.c.content == "bulk 0").values(agent_id=other.id)
-    )  # moves agent
+    with pytest.raises(sa.exc.IntegrityError), db.session.begin_nested():  # no memory ever changes owner
+        db.session.execute(table.update().where(table.c.content == "bulk 0").values(agent_id=other.id))
     check()
     db.session.execute(table.delete().where(table.c.content.in_(["bulk 1", "bulk 2"])))
     check()

@@ -360,16 +360,15 @@ def test_rolling_back_a_session_restores_everything_in_one_transaction_with_roll
     existing_ops = set(db.session.scalars(sa.select(AuditLog.op_id)))
 
     commits: list[int] = []
-    session = db.session()
 
-    def count_commit(_session):
+    def count_commit(_conn):  # real COMMITs on the wire (a SAVEPOINT's release is not one)
         commits.append(1)
 
-    sa.event.listen(session, "after_commit", count_commit)
+    sa.event.listen(db.engine, "commit", count_commit)
     try:
         result = tm.rollback_session(session_id, actor=ADMIN)
     finally:
-        sa.event.remove(session, "after_commit", count_commit)
+        sa.event.remove(db.engine, "commit", count_commit)
     assert len(commits) == 1
 
     after = memory_rows(agent_id)
@@ -506,7 +505,7 @@ def test_point_in_time_rollback_clears_the_flag_then_soft_deletes_a_memory_creat
 def test_rollback_restores_timestamps_exactly_with_no_now_leaking_in(make_agent, make_memory):
     agent = make_agent()
     origin = datetime(2021, 3, 4, 5, 6, 7, 891011)
-    memory = make_memory(agent, "Moved to Porto", created_at=origin, memory_type="journal", tags=["move"])
+    memory = make_memory(agent, "Moved to Porto", created_at=origin, memory_type="episodic", tags=["move"])
     mut.update_memory(agent.id, memory.id, actor=ADMIN, importance=4)
     to = utcnow()
     at_to = memory_rows(agent.id)[memory.id]
@@ -541,7 +540,7 @@ def test_rollback_of_a_purged_memory_reports_it_unrecoverable_and_the_purge_reda
     make_agent, make_memory
 ):
     agent = make_agent()
-    journal = make_memory(agent, "Dreamt about the old lighthouse", memory_type="journal")
+    journal = make_memory(agent, "Dreamt about the old lighthouse", memory_type="episodic")
     core = make_memory(agent, "Works as a translator")
     journal_id = journal.id
     to = utcnow()
@@ -746,7 +745,7 @@ def test_audit_logs_reject_raw_update_and_delete_after_mutations_and_rollbacks(m
     agent_id, session_id, ids, _before = _session_with_history(make_agent, make_memory)
     undo = tm.rollback_session(session_id, actor=ADMIN)
     tm.rollback_operation(undo.op_id, actor=ADMIN)
-    journal = make_memory(agent_id, "Heard a nightingale", memory_type="journal")
+    journal = make_memory(agent_id, "Heard a nightingale", memory_type="episodic")
     mut.expire_memory(agent_id, journal.id, grace=timedelta(seconds=-1))
     mut.purge_memory(agent_id, journal.id)
     history = audit_rows(agent_id)
