@@ -19,7 +19,7 @@ from flask import current_app
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import func, select
 
-from models import Agent, AgentMemory, AuditLog, FeatureDisabled, ValidationFailed, db, utcnow
+from models import Agent, AgentMemory, AuditLog, FeatureDisabled, ValidationFailed, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.categories import load_config
 from models.mutations import create_memory
@@ -107,16 +107,16 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
     )]
     created: list[int] = []
     skipped = 0
-    for fact in facts:
-        if len(created) >= room or any(same_fact(fact.text, text) for text in known):
-            skipped += 1
-            continue
-        memory = create_memory(agent_id, fact.text, actor=ACTOR, memory_type="semantic",
-                               category=fact.category if fact.category in allowed else None,
-                               importance=fact.importance, user_id=user_id, thread_id=thread_id)
-        known.append(memory.content)
-        created.append(memory.id)
-    write_audit(op_id=new_op_id(), actor=ACTOR, action="extraction_run", agent_id=agent_id,
-                data={"proposed": len(facts), "created": created, "skipped": skipped})
-    db.session.commit()
+    with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
+        for fact in facts:
+            if len(created) >= room or any(same_fact(fact.text, text) for text in known):
+                skipped += 1
+                continue
+            memory = create_memory(agent_id, fact.text, actor=ACTOR, memory_type="semantic",
+                                   category=fact.category if fact.category in allowed else None,
+                                   importance=fact.importance, user_id=user_id, thread_id=thread_id)
+            known.append(memory.content)
+            created.append(memory.id)
+        write_audit(op_id=new_op_id(), actor=ACTOR, action="extraction_run", agent_id=agent_id,
+                    data={"proposed": len(facts), "created": created, "skipped": skipped})
     return {"status": "ok", "created": created, "skipped": skipped}

@@ -15,7 +15,7 @@ from datetime import timedelta
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from sqlalchemy import select
 
-from models import Agent, AgentMemory, AuditLog, db, utcnow
+from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.mutations import create_memory
 
@@ -111,14 +111,14 @@ def tom_for_agent(agent_id: int) -> dict:
         parsed, error = Insights(), f"invalid output ({err.error_count()} problem(s))"
     else:
         error = None
-    created = [
-        create_memory(agent_id, insight.summary, actor=ACTOR, memory_type="insight",
-                      category="relationship_dynamic", importance=2, tags=insight.tags).id
-        for insight in parsed.insights
-    ]
-    write_audit(op_id=new_op_id(), actor=ACTOR, action="tom_run", agent_id=agent_id,
-                data={"created": created, "error": error})
-    db.session.commit()
+    with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
+        created = [
+            create_memory(agent_id, insight.summary, actor=ACTOR, memory_type="insight",
+                          category="relationship_dynamic", importance=2, tags=insight.tags).id
+            for insight in parsed.insights
+        ]
+        write_audit(op_id=new_op_id(), actor=ACTOR, action="tom_run", agent_id=agent_id,
+                    data={"created": created, "error": error})
     return {"agent_id": agent_id, "status": "ok" if error is None else "rejected", "created": created}
 
 

@@ -12,7 +12,7 @@ import json
 import logging
 
 from console.queues import get_rq
-from models import Agent, MechanicGrant, db
+from models import Agent, MechanicGrant, atomic, db
 from models.errors import ValidationFailed
 from models.mechanic import MAX_GRANT_MINUTES, decide_grant, expire_grants
 
@@ -109,9 +109,8 @@ def ask_mechanic_consent(grant_id: int) -> dict:
 def enqueue_consent(grant_id: int) -> str:
     """Queue the consent question on the `llm` queue and note the job on the grant."""
     job = get_rq().enqueue(ask_mechanic_consent, grant_id, queue="llm", job_id=f"mechanic-consent-{grant_id}")
-    grant = db.session.get(MechanicGrant, grant_id)
-    grant.job_id = job.id
-    db.session.commit()
+    with atomic():
+        db.session.get(MechanicGrant, grant_id).job_id = job.id
     return job.id
 
 

@@ -15,7 +15,7 @@ import logging
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
-from models import Agent, AgentMemory, AuditLog, db, utcnow
+from models import Agent, AgentMemory, AuditLog, DomainError, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.memory import JOURNAL_WINDOW
 from models.mutations import update_memory
@@ -78,19 +78,24 @@ def reflect_for_agent(agent_id: int) -> dict:
     except ValidationError:
         decision = Decision()
     wanted = {i for i in decision.promote if i in {m.id for m in aged}}
-    promoted, held = [], []
-    for memory in aged:
-        if memory.id not in wanted:
-            continue
-        if tokens + memory.token_estimate > agent.core_token_budget:  # budget pressure wins
-            held.append(memory.id)
-            continue
-        update_memory(agent_id, memory.id, actor=ACTOR, memory_type="core")
-        tokens += memory.token_estimate
-        promoted.append(memory.id)
-    write_audit(op_id=new_op_id(), actor=ACTOR, action="reflection_run", agent_id=agent_id,
-                data={"considered": [m.id for m in aged], "promoted": promoted, "held_for_budget": held})
-    db.session.commit()
+    promoted, held, refused = [], [], []
+    with atomic():  # the run is one unit of work; each promotion joins it in a SAVEPOINT
+        for memory in aged:
+            if memory.id not in wanted:
+                continue
+            if tokens + memory.token_estimate > agent.core_token_budget:  # budget pressure wins
+                held.append(memory.id)
+                continue
+            try:
+                update_memory(agent_id, memory.id, actor=ACTOR, memory_type="core")
+            except DomainError:  # deleted, locked or changed since it was read: only this one is undone
+                refused.append(memory.id)
+                continue
+            tokens += memory.token_estimate
+            promoted.append(memory.id)
+        write_audit(op_id=new_op_id(), actor=ACTOR, action="reflection_run", agent_id=agent_id,
+                    data={"considered": [m.id for m in aged], "promoted": promoted, "held_for_budget": held,
+                          "refused": refused})
     return {"agent_id": agent_id, "status": "ok", "promoted": promoted, "held_for_budget": held}
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from flask import current_app
 from sqlalchemy import insert, or_, select
 
-from models import AgentMemory, MemoryEmbedding, MemoryRelation, db, utcnow
+from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.audit import new_op_id, write_audits
 
 from .embeddings import from_bytes, get_embedder, to_bytes
@@ -61,14 +61,14 @@ def embed_memories(agent_id: int, memory_ids: Iterable[int] | None = None) -> in
         rows = db.session.execute(
             select(AgentMemory.id, AgentMemory.content, AgentMemory.content_hash).where(AgentMemory.id.in_(chunk))
         ).all()
-        vectors = embedder.embed([r.content for r in rows])
-        existing = {e.memory_id: e for e in db.session.scalars(select(MemoryEmbedding).where(MemoryEmbedding.memory_id.in_(chunk)))}
-        for row, vector in zip(rows, vectors, strict=True):
-            record = existing.get(row.id) or MemoryEmbedding(memory_id=row.id, agent_id=agent_id)
-            record.model, record.dims = embedder.label, int(vector.shape[0])
-            record.content_hash, record.vector, record.created_at = row.content_hash, to_bytes(vector), utcnow()
-            db.session.add(record)
-    db.session.commit()
+        vectors = embedder.embed([r.content for r in rows])  # before the write: no lock held over the network
+        with atomic():  # one unit of work per batch: a rerun redoes at most one batch
+            existing = {e.memory_id: e for e in db.session.scalars(select(MemoryEmbedding).where(MemoryEmbedding.memory_id.in_(chunk)))}
+            for row, vector in zip(rows, vectors, strict=True):
+                record = existing.get(row.id) or MemoryEmbedding(memory_id=row.id, agent_id=agent_id)
+                record.model, record.dims = embedder.label, int(vector.shape[0])
+                record.content_hash, record.vector, record.created_at = row.content_hash, to_bytes(vector), utcnow()
+                db.session.add(record)
     return len(stale)
 
 
@@ -160,16 +160,16 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
             edges.append({"agent_id": agent_id, "from_id": pair[0], "to_id": pair[1], "strength": round(strength, 4)})
             per_source.setdefault(source, []).append([target, round(strength, 4)])
     now = utcnow()
-    if edges:  # one executemany INSERT, not one ORM object per edge
-        db.session.execute(insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges])
-    # One audit record per linked memory, metadata only, written together (write_audit flushes per
-    # record, ~1 ms each, which dominated big batches).
-    write_audits([
-        {"op_id": new_op_id(), "actor": "system:relations", "action": "link", "agent_id": agent_id,
-         "data": {"memory": source, "linked": linked}}
-        for source, linked in per_source.items()
-    ])
-    db.session.commit()
+    with atomic():
+        if edges:  # one executemany INSERT, not one ORM object per edge
+            db.session.execute(insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges])
+        # One audit record per linked memory, metadata only, written together (write_audit flushes per
+        # record, ~1 ms each, which dominated big batches).
+        write_audits([
+            {"op_id": new_op_id(), "actor": "system:relations", "action": "link", "agent_id": agent_id,
+             "data": {"memory": source, "linked": linked}}
+            for source, linked in per_source.items()
+        ])
     return len(edges)
 
 
