@@ -139,6 +139,9 @@ def render() -> str:
         ]
         out += [f"| {r['page']} | {r['median_ms']:.1f} | {r['p95_ms']:.1f} | {r['runs']} |" for r in console["results"]]
         out.append("")
+    # Sections other benchmark scripts write themselves (each names the command that produced it).
+    for section in sorted(RESULTS.glob("*.section.md")):
+        out += [section.read_text().rstrip(), ""]
     analysis = ROOT / "bench" / "ANALYSIS.md"
     if analysis.exists():
         out += [analysis.read_text().rstrip(), ""]

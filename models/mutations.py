@@ -18,13 +18,15 @@ from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, select, tuple_, update
+from sqlalchemy import and_, func, literal_column, select, tuple_, update
+from sqlalchemy.orm import aliased
 
 from .agent import Agent
 from .audit import (
     CHUNK,
     AuditContent,
     latest_content_refs,
+    latest_contents,
     new_op_id,
     newest_content_columns,
     remember_content_ref,
@@ -141,18 +143,42 @@ def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
     overwritten. PostgreSQL waits on the row lock (ids in order, so two writers cannot deadlock);
     SQLite's write lock is already held (`atomic()` begins write transactions IMMEDIATE).
     """
+    postgres = db.session.get_bind().dialect.name == "postgresql"
     rows = db.session.execute(
-        select(AgentMemory, *newest_content_columns())
+        select(AgentMemory, *newest_content_columns(), *(_version_columns() if postgres else ()))
         .where(AgentMemory.id.in_(memory_ids), AgentMemory.agent_id == agent_id)
         .order_by(AgentMemory.id)
         .with_for_update(of=AgentMemory)
         .execution_options(populate_existing=True)
     ).all()
     found: dict[int, AgentMemory] = {}
-    for memory, content_id, sha in rows:
-        remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
+    moved: list[int] = []
+    for memory, content_id, sha, *versions in rows:
         found[memory.id] = memory
+        if versions and versions[0] != versions[1]:
+            moved.append(memory.id)  # committed by another writer while we waited for its lock
+        else:
+            remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
+    # PostgreSQL (READ COMMITTED): when the lock had to wait, FOR UPDATE returns the newest row version
+    # but evaluates the statement's subqueries — the newest text reference above — in the snapshot
+    # taken before the wait. A row whose version moved meanwhile has its reference read again, in a
+    # statement of its own (a fresh snapshot); the uncontended path stays one statement.
+    for memory_id, (content_id, sha) in (latest_contents(moved) if moved else {}).items():
+        remember_content_ref(memory_id, content_id, sha)
     return found
+
+
+def _version_columns() -> tuple:
+    """PostgreSQL: the locked row version's xmin, and the xmin the statement's snapshot saw."""
+    seen = aliased(AgentMemory, name="seen")
+    return (
+        literal_column("agent_memories.xmin::text").label("locked_version"),
+        select(literal_column("seen.xmin::text"))
+        .select_from(seen)
+        .where(seen.id == AgentMemory.id)
+        .scalar_subquery()
+        .label("snapshot_version"),
+    )
 
 
 def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> AgentMemory:
