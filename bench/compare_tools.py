@@ -24,12 +24,13 @@ RESULTS = ROOT / "bench" / "results"
 
 
 def _measure(cwd: Path, runs: int) -> list[dict]:
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "tools.json"  # must not exist yet: --only-tools merges into an existing file
         subprocess.run(
-            [sys.executable, "-m", "bench.core", "--only-tools", "--runs", str(runs), "--json", out.name],
+            [sys.executable, "-m", "bench.core", "--only-tools", "--runs", str(runs), "--json", str(out)],
             cwd=cwd, check=True, timeout=1800, stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        return json.loads(Path(out.name).read_text())
+        return json.loads(out.read_text())
 
 
 def main() -> None:
