@@ -130,8 +130,3 @@ def to_bytes(vector: np.ndarray) -> bytes:
 
 def from_bytes(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
-
-
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarities of normalised rows: one matrix product."""
-    return a @ b.T

@@ -9,12 +9,27 @@ memory and leaves a tombstone (hash and token count) behind.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, event, func, insert, select
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Insert,
+    Integer,
+    String,
+    Table,
+    Text,
+    event,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from .changelog import record_memory_changes
@@ -141,14 +156,16 @@ def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     if latest is not None and latest[1] == sha:
         known[memory.id] = latest
         return latest[0]
-    table = AuditContent.__table__
-    content_id = db.session.execute(
-        insert(table)
-        .values(memory_id=memory.id, sha256=sha, content=memory.content, token_estimate=memory.token_estimate)
-        .returning(table.c.id)
-    ).scalar_one()
+    values = {"memory_id": memory.id, "sha256": sha, "content": memory.content, "token_estimate": memory.token_estimate}
+    content_id = db.session.execute(_insert_one(AuditContent.__table__), values).scalar_one()
     known[memory.id] = (content_id, sha)
     return content_id
+
+
+@functools.cache
+def _insert_one(table: Table) -> Insert:
+    """`INSERT ... RETURNING id` for one row of `table`, built once: the values are bound at execution."""
+    return insert(table).returning(table.c.id)
 
 
 def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict[str, Any] | None:
@@ -283,7 +300,7 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
     ids: list[int] = []
     table = AuditLog.__table__
     if len(records) == 1:  # the common case (one tool call, one record): a plain INSERT ... RETURNING
-        ids.append(db.session.execute(insert(table).values(**records[0]).returning(table.c.id)).scalar_one())
+        ids.append(db.session.execute(_insert_one(table), records[0]).scalar_one())
     else:
         for start in range(0, len(records), CHUNK):
             chunk = records[start : start + CHUNK]

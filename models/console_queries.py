@@ -440,13 +440,6 @@ def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
     return {u.id: u for u in db.session.scalars(select(User).where(User.id.in_(ids))).all()}
 
 
-def agents_by_id(agent_ids: Iterable[int]) -> dict[int, Agent]:
-    ids = sorted(set(agent_ids))
-    if not ids:
-        return {}
-    return {a.id: a for a in db.session.scalars(select(Agent).where(Agent.id.in_(ids))).all()}
-
-
 # ----- the Mechanic's Exception -----
 
 

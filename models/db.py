@@ -39,18 +39,28 @@ def estimate_tokens(text: str | None) -> int:
 # runs in a SAVEPOINT, so a refusal rolls back only its own statements and leaves the caller's work
 # to the caller, neither committed nor lost.
 DEPTH = "atomic_depth"
+JOIN = "atomic_join_children"
 
 
 @contextmanager
-def atomic() -> Iterator[None]:
-    """One unit of work around the block: a transaction at the outermost level, a SAVEPOINT inside one."""
+def atomic(*, propagates: bool = False) -> Iterator[None]:
+    """One unit of work around the block: a transaction at the outermost level, a SAVEPOINT inside one.
+
+    `propagates=True` is the caller's promise that nothing in the block catches an exception and
+    carries on: whatever fails inside fails the whole block. atomic() blocks nested directly in such
+    a block then join it instead of opening SAVEPOINTs of their own (two round trips each), since
+    rolling back the whole block is exactly what a failure inside them leads to anyway. The
+    refinement toolbox's calls are the case: one tool call, one mutation, all or nothing.
+    """
     session = db.session()  # the Session itself, not the scoped proxy
     depth = session.info.get(DEPTH, 0)
+    parent_joins = session.info.get(JOIN, False)
     owner = depth == 0
     joined = _begin_writing(session) if owner else True
     session.info[DEPTH] = depth + 1
+    session.info[JOIN] = propagates
     try:
-        if joined:
+        if joined and not (parent_joins and not owner):
             with session.begin_nested():
                 yield
         else:
@@ -63,6 +73,7 @@ def atomic() -> Iterator[None]:
         raise
     finally:
         session.info[DEPTH] = depth
+        session.info[JOIN] = parent_joins
 
 
 def _begin_writing(session) -> bool:

@@ -127,7 +127,3 @@ def note(
             }
         ]
     )
-
-
-def flush_events() -> int:
-    return batch("events", _write_events).flush()

@@ -18,7 +18,7 @@ from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, literal_column, select, tuple_, update
+from sqlalchemy import Select, and_, bindparam, func, literal_column, select, tuple_, update
 from sqlalchemy.orm import aliased
 
 from .agent import Agent
@@ -144,13 +144,7 @@ def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
     SQLite's write lock is already held (`atomic()` begins write transactions IMMEDIATE).
     """
     postgres = db.session.get_bind().dialect.name == "postgresql"
-    rows = db.session.execute(
-        select(AgentMemory, *newest_content_columns(), *(_version_columns() if postgres else ()))
-        .where(AgentMemory.id.in_(memory_ids), AgentMemory.agent_id == agent_id)
-        .order_by(AgentMemory.id)
-        .with_for_update(of=AgentMemory)
-        .execution_options(populate_existing=True)
-    ).all()
+    rows = db.session.execute(_lock_statement(postgres), {"ids": memory_ids, "agent_id": agent_id}).all()
     found: dict[int, AgentMemory] = {}
     moved: list[int] = []
     for memory, content_id, sha, *versions in rows:
@@ -166,6 +160,24 @@ def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
     for memory_id, (content_id, sha) in (latest_contents(moved) if moved else {}).items():
         remember_content_ref(memory_id, content_id, sha)
     return found
+
+
+_LOCK_STATEMENTS: dict[bool, Select] = {}
+
+
+def _lock_statement(postgres: bool) -> Select:
+    """The locking read, built once per dialect (building it cost more than running it: every tool call
+    locks its rows through here); the ids and the agent are bound at execution."""
+    statement = _LOCK_STATEMENTS.get(postgres)
+    if statement is None:
+        statement = _LOCK_STATEMENTS[postgres] = (
+            select(AgentMemory, *newest_content_columns(), *(_version_columns() if postgres else ()))
+            .where(AgentMemory.id.in_(bindparam("ids", expanding=True)), AgentMemory.agent_id == bindparam("agent_id"))
+            .order_by(AgentMemory.id)
+            .with_for_update(of=AgentMemory)
+            .execution_options(populate_existing=True)
+        )
+    return statement
 
 
 def _version_columns() -> tuple:

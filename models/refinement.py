@@ -173,7 +173,7 @@ class RefinementToolbox:
     def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
         """Run one tool call. Never raises for model input; returns a JSON-able result."""
         try:
-            with atomic():
+            with atomic(propagates=True):  # _call catches no DomainError: a refusal undoes the whole call
                 return self._call(name, arguments)
         except DomainError as err:
             return _error(err.code, err.message, **err.details)
