@@ -6,6 +6,10 @@ import logging
 
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
+from markupsafe import escape
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from models import DomainError, db
@@ -23,7 +27,55 @@ def _respond(status: int, code: str, message: str, extra: dict | None = None):
     return render_template("error.html", status=status, code=code, message=message), status
 
 
+def _unavailable(code: str, message: str):
+    """503 while a backing service is down. The console's page is plain HTML on purpose: the normal
+    layout asks the database who is signed in, which is what just failed."""
+    if _wants_json():
+        response = jsonify(error=code, message=message)
+    else:
+        html = (
+            "<!doctype html><html lang=en><meta charset=utf-8><title>503 · Memory console</title>"
+            f"<h1>Temporarily unavailable</h1><p>{escape(message)}</p></html>"
+        )
+        response = app_response(html)
+    response.status_code = 503
+    response.headers["Retry-After"] = "30"
+    return response
+
+
+def app_response(html: str):
+    from flask import current_app
+
+    return current_app.response_class(html, mimetype="text/html")
+
+
+def _rollback_quietly() -> None:
+    try:
+        db.session.rollback()
+    except Exception:  # noqa: BLE001 - the connection is what failed; dropping the session is enough
+        db.session.remove()
+
+
 def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def database_unavailable(err):
+        # Connection refused, lost, timed out, or the database busy past its timeout: never a 500.
+        _rollback_quietly()
+        log.error("database unavailable on %s %s (%s)", request.method, request.path, type(err.orig).__name__)
+        return _unavailable(
+            "database_unavailable", "The database is unavailable; nothing was changed. Try again shortly."
+        )
+
+    @app.errorhandler(RedisConnectionError)
+    @app.errorhandler(RedisTimeoutError)
+    def queue_unavailable(err):
+        _rollback_quietly()
+        log.error("redis unavailable on %s %s (%s)", request.method, request.path, type(err).__name__)
+        return _unavailable(
+            "queue_unavailable", "The job queue is unavailable; nothing was queued. Try again shortly."
+        )
+
     @app.errorhandler(DomainError)
     def domain_error(err: DomainError):
         db.session.rollback()
@@ -31,11 +83,15 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(err: CSRFError):
-        return _respond(400, "csrf", "The form expired or the CSRF token is missing; reload the page and try again.")
+        return _respond(
+            400, "csrf", "The form expired or the CSRF token is missing; reload the page and try again."
+        )
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException):
-        return _respond(err.code or 500, (err.name or "error").lower().replace(" ", "_"), err.description or err.name)
+        return _respond(
+            err.code or 500, (err.name or "error").lower().replace(" ", "_"), err.description or err.name
+        )
 
     @app.errorhandler(Exception)
     def unexpected(err: Exception):

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import atomic, db, utcnow
 from .errors import DomainError, NotFound
+from .quotas import check_checkpoint_bytes
 
 MAX_CHECKPOINT_BYTES = 1_048_576  # 1 MiB of compact JSON
 
@@ -74,6 +75,15 @@ def save_checkpoint(
             f"checkpoint is {size:,} bytes of JSON; the limit is {MAX_CHECKPOINT_BYTES:,}",
             limit=MAX_CHECKPOINT_BYTES,
         )
+    # The per-agent storage quota (models/quotas.py), the replaced checkpoint's old size not counted.
+    check_checkpoint_bytes(
+        agent_id,
+        size,
+        replacing={
+            SupervisorCheckpoint: (SupervisorCheckpoint.user_id == user_id)
+            & (SupervisorCheckpoint.thread_id == thread_id)
+        },
+    )
     table = SupervisorCheckpoint.__table__
     dialect = db.session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert

@@ -6,11 +6,15 @@ live Mechanic's grant, so nothing the console serves may be cached or framed.
 
 from __future__ import annotations
 
-from flask import Flask, abort, request, url_for
-from flask_login import current_user
+import time
+
+from flask import Flask, abort, current_app, flash, request, session, url_for
+from flask_login import current_user, logout_user
 from werkzeug.wrappers import Response
 
 from console.extensions import login_manager
+from models import sign_ins
+from models.user import user_by_session_token
 
 from .htmx import is_htmx
 
@@ -48,7 +52,38 @@ def _headers(response: Response) -> Response:
     return response
 
 
+SEEN_EVERY_SECONDS = 30  # how often the idle clock is written back to the cookie
+
+
+def end_stale_session() -> None:
+    """`before_request`: a session older than PERMANENT_SESSION_LIFETIME, or idle for longer than
+    SESSION_IDLE_MINUTES, is signed out here; the page then asks for sign-in. Both times travel in the
+    signed cookie, so a replayed old cookie carries its old times and is refused too."""
+    if "_user_id" not in session or request.endpoint == "static" or request.path.startswith("/api/"):
+        return
+    now = time.time()
+    started, seen = session.get("signed_in_at"), session.get("seen_at")
+    lifetime = current_app.permanent_session_lifetime.total_seconds()
+    idle = float(current_app.config.get("SESSION_IDLE_MINUTES", 30)) * 60
+    if (
+        not isinstance(started, int | float)
+        or not isinstance(seen, int | float)
+        or now - started > lifetime
+        or now - seen > idle
+    ):
+        user = user_by_session_token(session.get("_user_id", ""))
+        if user is not None:
+            sign_ins.record("expired", user.id, request.remote_addr)
+        logout_user()
+        session.clear()
+        flash("Your session ended; please sign in again.", "info")
+        return
+    if now - seen > SEEN_EVERY_SECONDS:
+        session["seen_at"] = now
+
+
 def init_app(app: Flask) -> None:
+    app.before_request(end_stale_session)
     login_manager.login_view = "auth.login"
     login_manager.session_protection = "strong"
     login_manager.unauthorized_handler(_unauthorized)
