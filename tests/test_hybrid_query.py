@@ -1,0 +1,309 @@
+"""memory.query's hybrid ranking: lexical relevance fused with vector similarity (README, "Retrieval").
+
+The embedder is a real OpenAI-compatible endpoint on loopback (tests/scripted_llm.py's server answering
+/v1/embeddings), driven through the real `openai` SDK. Its vectors are a bag of *concepts*: words that
+mean the same thing ("study", "course", "certificate") share a dimension, so a paraphrase with no word in
+common with a memory is still near it — what a real embedding model does, deterministically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from rq import SimpleWorker
+
+from console.queues import get_rq
+from jobs import embeddings
+from models import MemoryEmbedding, db, query, vectors
+from models.mutations import create_memory, soft_delete_memories
+from tests.scripted_llm import Reply, error
+from tests.test_api_support import bearer
+
+DIMS = 64
+MODEL = "scripted-embed"
+LABEL = f"{MODEL} (endpoint)"
+CONCEPTS = {
+    "learn": "study studies course courses certificate counselling degree class classes learn training",
+    "want": "like likes wants plans plan hopes would",
+    "food": "eat eats dinner lunch pasta vegetarian meal",
+    "travel": "trip travel flight flights lisbon holiday vacation",
+}
+WORD_CONCEPT = {w: c for c, words in CONCEPTS.items() for w in words.split()}
+
+
+def concept_vector(text: str) -> list[float]:
+    """Concept words on their concept's dimension (weight 3), other words hashed onto the rest."""
+    vector = np.zeros(DIMS)
+    names = sorted(CONCEPTS)
+    for word in "".join(ch if ch.isalnum() else " " for ch in text.lower()).split():
+        concept = WORD_CONCEPT.get(word)
+        if concept is not None:
+            vector[names.index(concept)] += 3.0
+        else:
+            digest = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
+            vector[len(names) + digest % (DIMS - len(names))] += 1.0
+    return (vector / (np.linalg.norm(vector) or 1.0)).tolist()
+
+
+def embeddings_reply(request: dict) -> Reply:
+    inputs = request.get("input")
+    inputs = [inputs] if isinstance(inputs, str) else inputs
+    data = [{"object": "embedding", "index": i, "embedding": concept_vector(t)} for i, t in enumerate(inputs)]
+    return Reply(
+        body={
+            "object": "list",
+            "data": data,
+            "model": MODEL,
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+    )
+
+
+@pytest.fixture
+def embedder(llm, monkeypatch):
+    """EMBEDDINGS_MODEL on the scripted endpoint: the configured, real (non-fallback) embedder."""
+    llm.fallback = embeddings_reply
+    monkeypatch.setenv("EMBEDDINGS", "endpoint")
+    monkeypatch.setenv("EMBEDDINGS_MODEL", MODEL)
+    monkeypatch.setenv("EMBEDDINGS_BASE_URL", llm.url)
+    embeddings._build.cache_clear()
+    embeddings._query_vector.cache_clear()
+    yield llm
+    embeddings._build.cache_clear()
+    embeddings._query_vector.cache_clear()
+
+
+@pytest.fixture
+def no_embedder(monkeypatch):
+    monkeypatch.setenv("EMBEDDINGS", "hashed")
+    monkeypatch.delenv("EMBEDDINGS_MODEL", raising=False)
+    embeddings._build.cache_clear()
+    yield
+    embeddings._build.cache_clear()
+
+
+def ask(client, agent, question: str, **body) -> list[int]:
+    response = client.post(
+        "/api/v1/memory/query", json={"query": question, "top_k": 5, **body}, headers=bearer(agent)
+    )
+    assert response.status_code == 200, response.get_json()
+    return [r["id"] for r in response.get_json()["results"]]
+
+
+def remember(agent, content: str, **fields):
+    fields.setdefault("category", "profile")
+    return create_memory(agent.id, content, actor="agent", memory_type="episodic", **fields)
+
+
+def backfill_all() -> int:
+    return embeddings.backfill(embeddings.stale_memories())
+
+
+QUESTION = "What would she like to study next?"
+
+
+def paraphrase_set(agent):
+    target = remember(agent, "Maya plans to take a counselling certificate")
+    decoy = remember(agent, "Maya asked for a desk next to the window, for the light")
+    others = [remember(agent, f"Maya's flight to Lisbon leaves at {h} o'clock") for h in (6, 7, 8)]
+    return target, decoy, others
+
+
+def test_query_terms_drop_stop_words_but_keep_pronouns_and_a_query_made_only_of_them():
+    assert query.query_terms("What would the user like to study after finishing this course?") == [
+        "user", "like", "study", "finishing", "course",
+    ]  # fmt: skip
+    assert query.query_terms("Where is her desk?") == ["her", "desk"]  # whose memory is meant
+    assert query.query_terms("what is it") == ["what", "is", "it"]
+
+
+def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_does_not(
+    app, client, make_agent, embedder
+):
+    agent = make_agent(role="supervisor")
+    target, decoy, _ = paraphrase_set(agent)
+    assert backfill_all() == 5
+
+    lexical = [h.id for h in query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical")]
+    assert lexical[:1] == [decoy.id] and target.id not in lexical  # no word of the question is in the target
+
+    assert ask(client, agent, QUESTION)[0] == target.id
+    vector = embeddings.query_vector(QUESTION)
+    hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector)
+    assert hits[0].id == target.id and hits[0].relevance == pytest.approx(1.0)
+    # Reciprocal rank fusion favours what both rankings found (the decoy is the lexical first and the dense
+    # second): one reason the calibrated mix is the default (docs/benchmarks.md, the quality table).
+    rrf = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, fusion="rrf")
+    assert [h.id for h in rrf[:2]] == [decoy.id, target.id]
+    dense = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, mode="dense")
+    assert dense[0].id == target.id
+    # Only the question was embedded on the request path, once: repeats come from the cache.
+    ask(client, agent, QUESTION)
+    asked = [r["input"] for r in embedder.requests]
+    assert asked.count([QUESTION.strip()]) == 1
+
+
+def test_a_lexical_match_still_counts_in_the_fusion(app, client, make_agent, embedder):
+    agent = make_agent(role="supervisor")
+    target, decoy, others = paraphrase_set(agent)
+    backfill_all()
+    # "Lisbon flight at 7": every flight memory is near by vector; the exact words pick the one.
+    assert ask(client, agent, "When is the Lisbon flight at 7?")[0] == others[1].id
+
+
+def test_vectors_are_written_by_the_worker_off_the_request_path(
+    app, client, make_agent, embedder, redis_conn
+):
+    agent = make_agent(role="supervisor")
+    queue = get_rq().queue("maintenance")
+    saved = client.post(
+        "/api/v1/memory",
+        json={
+            "category": "profile",
+            "memory_type": "episodic",
+            "content": "Maya enrolled in a degree in counselling",
+        },
+        headers=bearer(agent),
+    )
+    assert saved.status_code == 201
+    memory_id = saved.get_json()["memory"]["id"]
+    assert db.session.get(MemoryEmbedding, memory_id) is None  # the request did not embed it
+    assert queue.count == 1
+
+    SimpleWorker([queue], connection=queue.connection).work(burst=True)
+
+    db.session.expire_all()
+    stored = db.session.get(MemoryEmbedding, memory_id)
+    assert stored is not None and stored.model == LABEL and stored.dims == DIMS
+    assert np.allclose(
+        np.frombuffer(stored.vector, dtype=np.float32),
+        concept_vector("Maya enrolled in a degree in counselling"),
+    )
+    assert ask(client, agent, "Which course would she want to study?")[0] == memory_id
+
+
+def test_the_backfill_command_embeds_what_is_missing_or_stale_and_nothing_twice(
+    app, runner, make_agent, embedder
+):
+    agent, other = make_agent(role="supervisor"), make_agent(role="supervisor")
+    mine = [remember(agent, f"Maya studies class {n}") for n in range(3)]
+    remember(other, "Someone else's memory")
+
+    result = runner.invoke(args=["embeddings", "backfill", agent.name])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report == {"embedded": 3, "model": LABEL, "agents": 1}
+    stored = db.session.scalars(
+        sa.select(MemoryEmbedding.memory_id).order_by(MemoryEmbedding.memory_id)
+    ).all()
+    assert stored == [m.id for m in mine]  # the other agent's memory was not asked for
+
+    again = runner.invoke(args=["embeddings", "backfill"])
+    assert json.loads(again.stdout.strip().splitlines()[-1])["embedded"] == 1  # only the other agent's
+    assert (
+        json.loads(runner.invoke(args=["embeddings", "backfill"]).stdout.strip().splitlines()[-1])["embedded"]
+        == 0
+    )
+
+
+def test_an_agent_never_receives_another_agents_memory_through_the_vector_path(
+    app, client, make_agent, embedder, monkeypatch
+):
+    monkeypatch.setattr(vectors, "REFRESH_SECONDS", 0.0)
+    mine, theirs = make_agent(role="supervisor"), make_agent(role="supervisor")
+    own = remember(mine, "Maya wants to travel to Lisbon", user_id="u1")
+    other_user = remember(mine, "Maya hopes to study a counselling course", user_id="u2")
+    foreign = [remember(theirs, QUESTION, user_id="u1"), remember(theirs, "She would like to study a course")]
+    backfill_all()
+
+    # The other agent holds the question word for word; it never comes back, whatever the path.
+    for body in ({}, {"filters": {"user_id": "u1"}}, {"top_k": 20}):
+        got = ask(client, mine, QUESTION, **body)
+        assert not set(got) & {m.id for m in foreign}
+    assert ask(client, mine, QUESTION, filters={"user_id": "u1"}) == [own.id]  # and not u2's memory
+    ids, _ = vectors.nearest(mine.id, LABEL, np.array(concept_vector(QUESTION), dtype=np.float32), 50)
+    assert set(ids) == {own.id, other_user.id}
+
+    # A memory deleted after the matrix was loaded is dropped by the SQL, not served from the matrix.
+    soft_delete_memories(mine.id, [other_user.id], actor="agent", reason="test")
+    assert other_user.id not in ask(client, mine, QUESTION, top_k=20)
+
+
+def test_with_no_embedder_results_are_identical_to_the_lexical_ranking(
+    app, client, make_agent, no_embedder, llm
+):
+    agent = make_agent(role="supervisor")
+    paraphrase_set(agent)
+    for n in range(12):
+        remember(agent, f"Maya likes pasta dinner number {n} and would study the menu", importance=1 + n % 5)
+    backfill_all()  # hashed vectors exist (the relations layer's fallback), and must not be ranked by
+    assert embeddings.semantic_embedder() is None and embeddings.query_vector(QUESTION) is None
+    hashed = db.session.scalars(sa.select(MemoryEmbedding.model).distinct()).all()
+    assert hashed == [embeddings.FALLBACK_LABEL]
+    for question in (QUESTION, "pasta dinner", "Which menu would Maya study for dinner?", "study"):
+        for body in ({}, {"top_k": 10}, {"threshold": 0.5}):
+            lexical = query.search(
+                agent.id,
+                text=question,
+                categories=["profile"],
+                top_k=body.get("top_k", 5),
+                threshold=body.get("threshold"),
+            )
+            assert ask(client, agent, question, **body) == [h.id for h in lexical]
+    assert llm.requests == []  # nothing was sent to any endpoint
+
+
+def test_a_failing_embedding_endpoint_degrades_to_the_lexical_ranking(app, client, make_agent, embedder):
+    agent = make_agent(role="supervisor")
+    target, decoy, _ = paraphrase_set(agent)
+    backfill_all()
+    embedder.script = [error(500), error(500)]  # the query embedding fails, its one retry too
+    assert ask(client, agent, QUESTION) == [
+        h.id for h in query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical")
+    ]
+
+
+def test_the_matrix_picks_up_new_and_rewritten_vectors(app, make_agent, embedder, monkeypatch):
+    monkeypatch.setattr(vectors, "REFRESH_SECONDS", 0.0)
+    agent = make_agent()
+    first = remember(agent, "Maya eats pasta")
+    backfill_all()
+    probe = np.array(concept_vector("Maya books a flight"), dtype=np.float32)
+    assert vectors.nearest(agent.id, LABEL, probe, 5)[0] == [first.id]
+    second = remember(agent, "Maya books a flight")
+    backfill_all()
+    ids, scores = vectors.nearest(agent.id, LABEL, probe, 5)
+    assert ids[0] == second.id and scores[0] == pytest.approx(1.0, abs=1e-5)
+    assert vectors.cache().nbytes > 0
+
+
+def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_remains(
+    app, make_agent, monkeypatch
+):
+    """Long questions stay fast (models/term_stats.py): a word most memories hold is not searched by."""
+    from models import term_stats
+
+    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
+    monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
+    term_stats._tables.clear()
+    term_stats._words.clear()
+    agent = make_agent(role="supervisor")
+    rare = remember(agent, "The user keeps a kayak in the garage")
+    common = [remember(agent, f"The user mentioned report number {n}") for n in range(15)]
+    if db.engine.dialect.name == "postgresql":
+        db.session.commit()
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("ANALYZE agent_memories"))
+    assert term_stats.searchable(db.engine.dialect.name, ["user", "kayak"]) == ["kayak"]
+    assert term_stats.searchable(db.engine.dialect.name, ["user"]) == ["user"]  # nothing rarer: kept
+    hits = query.search(
+        agent.id, text="Where does the user keep the kayak?", categories=["profile"], top_k=10
+    )
+    assert [h.id for h in hits] == [rare.id]
+    assert len(query.search(agent.id, text="the user", categories=["profile"], top_k=20)) == len(common) + 1
+    term_stats._tables.clear()
+    term_stats._words.clear()
