@@ -227,6 +227,14 @@ def time_pages(app, email: str, password: str, state: dict, runs: int) -> list[d
         ("mechanic's exception (whale)", "/agents/1/mechanic", {}),
         ("mechanic's view (whale, scope all)", f"/mechanic/grants/{state['grant_id']}", {}),
         ("jobs page", "/jobs", {}),
+        ("dashboard, sorted by usage", "/?sort=usage&dir=desc", {}),
+        ("dashboard, over budget by overage", "/?sort=overage&dir=desc&over=1", {}),
+        ("dashboard, never refined", "/?never=1", {}),
+        ("memories (whale, by tokens)", "/agents/1/memories?sort=tokens&dir=desc", {}),
+        ("memories (whale, search a tag)", "/agents/1/memories?q=project", {}),
+        ("audit timeline (whale, one action)", "/agents/1/audit?action=update", {}),
+        ("activity feed", "/activity", {}),
+        ("activity feed, admin actions", "/activity?actor=admin", {}),
     ]
     results = []
     for label, url, headers in pages:

@@ -29,6 +29,7 @@ from models.mutations import (
     dedup_for_agent,
     restore_memory,
     soft_delete_memories,
+    update_agent_settings,
     update_memory,
 )
 from models.refinement import RefinementToolbox
@@ -48,6 +49,7 @@ DEMO_AGENTS = (
 DEDUPED_AGENTS = ("ada", "cleo", "esme")  # basil and dorian keep their exact duplicates for dedup to find
 SESSION_AGENT = "basil"
 ROLLBACK_AGENT = "cleo"
+PRECONSENT_AGENT = "ada"
 HISTORY_DAYS = 270
 
 # Spec 003's role allowlists: categories are drawn from the agent's own list.
@@ -609,6 +611,9 @@ def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str
     restore_memory(cleo.id, deleted[0].memory.id, actor=ADMIN_ACTOR)
     ada = agents["ada"]
     update_memory(ada.id, rng.choice(_plain_core(plans["ada"])).memory.id, actor=ADMIN_ACTOR, pinned=True)
+    # One agent has given standing consent to the Mechanic's Exception through its API, so the demo
+    # can show a grant end to end with no model configured (every other demo agent declines).
+    update_agent_settings(agents[PRECONSENT_AGENT].id, actor="agent", mechanic_preconsent=True)
 
     # One completed refinement session, run through the real toolbox (the Knife) with the session
     # lifecycle every session uses: the agent merges a pair of true duplicates and locks a memory.
@@ -708,5 +713,6 @@ def _summary(agents: dict[str, Agent], sessions: list[int], checkpoint: datetime
         "sessions": sessions,
         "checkpoint": stamp,
         "rollback_example": f"flask --app wsgi rollback agent {ROLLBACK_AGENT} --to {stamp}",
+        "mechanic_example": f"{PRECONSENT_AGENT} has given standing consent: ask for a Mechanic's grant on it in the console",
         "tokens": "not shown: run `flask --app wsgi agent rotate-token NAME` to issue an agent's API token",
     }

@@ -52,6 +52,8 @@ def ids(app, make_agent, make_memory):
         "session_id": session.id,
         "grant_id": grant.id,
         "op_id": op_id,
+        "job_id": "refine-1",  # the jobs page's actions: refused before any job is looked up
+        "name": "mechanic-expiry",
     }
 
 

@@ -14,6 +14,7 @@ from jobs.mechanic import enqueue_consent
 from models import DomainError, MechanicGrant, db
 from models.console_queries import grant_contents, grants_with_views, pending_or_active_grant
 from models.mechanic import MAX_GRANT_MINUTES, record_view, request_grant, revoke_grant
+from models.parsing import parse_id
 
 from . import bp
 
@@ -36,9 +37,10 @@ def _own_grant(grant_id: int) -> MechanicGrant:
 
 def _parse_ids(text: str) -> list[int] | None:
     parts = [p for p in re.split(r"[\s,#]+", text or "") if p]
-    if not parts or not all(p.isdigit() and len(p) < 12 for p in parts):
+    ids = [parse_id(p) for p in parts]  # models/parsing.py: only ids the column can hold
+    if not ids or None in ids:
         return None
-    return [int(p) for p in parts]
+    return ids
 
 
 @bp.get("/agents/<int:agent_id>/mechanic")
@@ -47,17 +49,19 @@ def index(agent_id: int):
     return _index(get_agent(agent_id))
 
 
+def _index_context(agent, form: dict | None = None, error: str | None = None) -> dict:
+    return {
+        "agent": agent,
+        "grants": grants_with_views(agent.id),
+        "mine": pending_or_active_grant(agent.id, current_user.id),
+        "form": form or {"scope": "ids", "minutes": 15},
+        "error": error,
+        "max_minutes": MAX_GRANT_MINUTES,
+    }
+
+
 def _index(agent, form: dict | None = None, error: str | None = None, status: int = 200):
-    return render(
-        "mechanic/index.html",
-        status=status,
-        agent=agent,
-        grants=grants_with_views(agent.id),
-        mine=pending_or_active_grant(agent.id, current_user.id),
-        form=form or {"scope": "ids", "minutes": 15},
-        error=error,
-        max_minutes=MAX_GRANT_MINUTES,
-    )
+    return render("mechanic/index.html", status=status, **_index_context(agent, form, error))
 
 
 @bp.post("/agents/<int:agent_id>/mechanic")
@@ -67,7 +71,7 @@ def ask(agent_id: int):
     form = {k: request.form.get(k, "") for k in ("purpose", "scope", "memory_ids", "minutes")}
     scope = form["scope"] if form["scope"] in ("all", "ids") else None
     ids = _parse_ids(form["memory_ids"]) if scope == "ids" else []
-    minutes = int(form["minutes"]) if form["minutes"].isdigit() and len(form["minutes"]) < 4 else None
+    minutes = parse_id(form["minutes"]) if len(form["minutes"]) < 4 else None
     if scope is None:
         return _index(agent, form, "Choose a scope: all memories, or listed ids.", 422)
     if ids is None:
@@ -96,13 +100,24 @@ def ask(agent_id: int):
     return redirect_to(url_for("mechanic.index", agent_id=agent.id))
 
 
+@bp.get("/agents/<int:agent_id>/mechanic/grants")
+def grants_table(agent_id: int):
+    """The grants table alone: it refreshes itself when a grant's status panel sees the answer."""
+    agent = get_agent(agent_id)
+    return render("mechanic/index.html", "mechanic/_grants.html", **_index_context(agent))
+
+
 @bp.get("/mechanic/grants/<int:grant_id>/status")
 def status(grant_id: int):
-    """The grant's state: polls itself while pending; once live, a countdown and the way in."""
+    """The grant's state: polls itself while pending; once decided, a countdown and the way in, and an
+    event (`grant-changed`) that makes the grants table on the same page refresh with the same status."""
     grant = _own_grant(grant_id)
-    return render(
+    response = render(
         "mechanic/status_page.html", "mechanic/_status.html", grant=grant, agent=get_agent(grant.agent_id)
     )
+    if grant.current_status() != "pending":
+        response.headers["HX-Trigger"] = "grant-changed"
+    return response
 
 
 @bp.get("/mechanic/grants/<int:grant_id>")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from console.web import glossary
 from models import Agent, User
 from models.console_queries import TimelineOp
 from models.mutations import EDITABLE_FIELDS
@@ -101,7 +102,7 @@ def details(op: TimelineOp) -> list[str]:
                 if key in after and isinstance(after, dict) and isinstance(before, dict):
                     old, new = _scalar(before.get(key)), _scalar(after.get(key))
                     shown = (old, new) if old is not None and new is not None else ("…", "changed")
-                    add(f"{key.replace('_', ' ')}: {shown[0]} → {shown[1]}")
+                    add(f"{glossary.plain(key)}: {shown[0]} → {shown[1]}")
             if isinstance(after, dict) and "refinement_prompt" in after:
                 add("refinement prompt changed (its text is the agent's own and is not shown)")
         if isinstance(data.get("grant_id"), int):
@@ -109,7 +110,7 @@ def details(op: TimelineOp) -> list[str]:
         for key in WORDS:
             word = _word(data.get(key))
             if word:
-                add(f"{key.replace('_', ' ')}: {word}")
+                add(f"{key.replace('_', ' ')}: {glossary.plain(word)}")
         for key in ("minutes", "ids", "memories", "ops", "summary_chars"):
             value = data.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -117,17 +118,18 @@ def details(op: TimelineOp) -> list[str]:
                     "summary_chars": "summary length (not shown)",
                     "memories": "memories shown",
                     "ids": "ids in scope",
+                    "ops": "operations",
                 }.get(key, key)
                 add(f"{label}: {value:,}")
         stats = data.get("stats")
         if isinstance(stats, dict):
             counts = [
-                f"{k} {v}"
+                f"{glossary.stat(k)}: {v:,}"
                 for k, v in stats.items()
                 if _word(k) and isinstance(v, int) and not isinstance(v, bool)
             ]
-            if counts:
-                add("stats: " + ", ".join(counts))
+            for count in counts:
+                add(count)
         if data.get("content_redacted") is True:
             add("text redacted by purge")
         digest = data.get("content_hash")

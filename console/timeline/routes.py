@@ -1,24 +1,31 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from flask import abort, flash, request, url_for
 from flask_login import current_user
 
+from console.agents.outcome import outcome_for
 from console.agents.routes import get_agent
+from console.web.glossary import ACTIONS
 from console.web.htmx import redirect_to, render
 from models import AuditLog, DomainError, NotFound, RollbackConflict, db
 from models.console_queries import (
+    TimelineFilters,
     TimelinePage,
+    activity,
+    agent_names,
     audit_texts,
     memory_stats,
     rollbacks_of_session,
     session_metadata,
     timeline,
+    undoers,
     users_by_id,
 )
 from models.mechanic import active_grant, record_view
+from models.parsing import BadInput, parse_id, parse_utc
 from models.timemachine import (
     plan_agent_rollback,
     plan_operation_rollback,
@@ -35,33 +42,66 @@ OP_ID = re.compile(r"^[0-9a-f-]{8,36}$")
 
 
 def _int_arg(name: str) -> int | None:
-    value = request.args.get(name, "")
-    return int(value) if value.isdigit() and len(value) < 12 else None
+    """An id from the query string, or None: models/parsing.py's bound (it fits the id columns)."""
+    return parse_id(request.args.get(name, ""))
 
 
-def _timeline_context(agent, page: TimelinePage) -> dict:
+ACTOR_KINDS = ("admin", "agent", "system")
+ACTOR = re.compile(r"^(admin|system):[\w.-]{1,40}$")
+
+
+def _filters() -> TimelineFilters:
+    """Timeline filters from the query string (bad values are ignored, never an error page):
+    actor, action, session, and a date range as ISO 8601 (without an offset: UTC)."""
+    actor = request.args.get("actor", "").strip()
+    action = request.args.get("action", "").strip()
+    return TimelineFilters(
+        actor=actor if actor in ACTOR_KINDS or ACTOR.match(actor) else None,
+        action=action if action in ACTIONS else None,
+        session_id=_int_arg("session"),
+        since=_parse_time(request.args.get("since")),
+        until=_parse_time(request.args.get("until")),
+    )
+
+
+def _filter_args(filters: TimelineFilters) -> dict:
+    """The filters as query-string arguments, for links that must keep them (paging, the feed)."""
+    args = {}
+    if filters.actor:
+        args["actor"] = filters.actor
+    if filters.action:
+        args["action"] = filters.action
+    if filters.session_id is not None:
+        args["session"] = filters.session_id
+    if filters.since:
+        args["since"] = filters.since.isoformat(timespec="seconds") + "Z"
+    if filters.until:
+        args["until"] = filters.until.isoformat(timespec="seconds") + "Z"
+    return args
+
+
+def _timeline_context(agent, page: TimelinePage, agents: dict | None = None) -> dict:
     """Labels and, under the admin's live grant, the before/after text of covered records (view recorded)."""
     users = users_by_id(admin_ids(page.ops))
-    grant = active_grant(agent.id, current_user.id)
+    grant = active_grant(agent.id, current_user.id) if agent is not None else None
     texts: dict[int, dict] = {}
     shown: list[int] = []
     if grant is not None:
         texts = audit_texts(grant, [r for op in page.ops for r in op.records])
         shown = sorted({r.memory_id for op in page.ops for r in op.records if r.id in texts})
-    undone = {}
-    for op in page.ops:
-        for record in op.records:
-            scope = (record.data or {}).get("rollback_of") if isinstance(record.data, dict) else None
-            if isinstance(scope, dict) and isinstance(scope.get("target_op_id"), str):
-                undone[scope["target_op_id"]] = op.op_id
+    agents = agents or {}
     return {
         "page": page,
-        "labels": {op.op_id: actor_label(op.actor, users, agent) for op in page.ops},
+        "labels": {
+            op.op_id: actor_label(op.actor, users, agent or agents.get(op.first.agent_id)) for op in page.ops
+        },
         "details": {op.op_id: details(op) for op in page.ops},
-        "undone": undone,
+        "undone": undoers(page.ops),
         "grant": grant,
         "texts": texts,
         "shown": shown,
+        "actions": ACTIONS,
+        "actor_kinds": ACTOR_KINDS,
     }
 
 
@@ -75,10 +115,12 @@ def _recorded(response, context: dict):
 
 @bp.get("/agents/<int:agent_id>/audit")
 def agent_timeline(agent_id: int):
-    """Who, what, when, which memories, token delta — per operation, newest first. Text only under a grant."""
+    """Who, what, when, which memories, token delta — per operation, newest first. Text only under a grant.
+    Filters (actor, action, session, date range) live in the query string."""
     agent = get_agent(agent_id)
     memory_id = _int_arg("memory")
-    page = timeline(agent_id=agent.id, memory_id=memory_id, before=_int_arg("before"))
+    filters = _filters()
+    page = timeline(agent_id=agent.id, memory_id=memory_id, before=_int_arg("before"), filters=filters)
     context = _timeline_context(agent, page)
     response = render(
         "timeline/agent.html",
@@ -87,9 +129,31 @@ def agent_timeline(agent_id: int):
         memory_id=memory_id,
         stats=memory_stats([agent.id])[agent.id],
         scope="agent",
+        filters=filters,
+        filter_args=_filter_args(filters),
         **context,
     )
     return _recorded(response, context)
+
+
+@bp.get("/activity")
+def activity_feed():
+    """Every agent's operations in one feed, newest first, with the same filters. Metadata only:
+    no grant applies here, so no text is ever shown."""
+    filters = _filters()
+    page = activity(filters, before=_int_arg("before"))
+    agents = agent_names(op.first.agent_id for op in page.ops if op.first.agent_id is not None)
+    context = _timeline_context(None, page, agents)
+    return render(
+        "timeline/activity.html",
+        "timeline/_ops.html",
+        agent=None,
+        agents=agents,
+        scope="feed",
+        filters=filters,
+        filter_args=_filter_args(filters),
+        **context,
+    )
 
 
 @bp.get("/sessions/<int:session_id>")
@@ -107,6 +171,7 @@ def session_page(session_id: int):
         agent=agent,
         session=session,
         rollbacks=rollbacks_of_session(agent.id, session),
+        outcome=outcome_for(session),
         scope="session",
         **context,
     )
@@ -117,16 +182,12 @@ def session_page(session_id: int):
 
 
 def _parse_time(value: str | None) -> datetime | None:
-    """ISO 8601 (a datetime-local field too); without an offset it is UTC. Returns naive UTC."""
-    if not value:
-        return None
+    """ISO 8601 (a datetime-local field too); without an offset it is UTC. Returns naive UTC, clamped
+    to years 1-9999 (models/parsing.py); None when empty or malformed (the caller says what to send)."""
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        return parse_utc(value, field="to")
+    except BadInput:
         return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment
 
 
 def _confirm(agent, title: str, action_url: str, planner, *, extra: dict | None = None, status: int = 200):
@@ -196,7 +257,17 @@ def confirm_agent(agent_id: int):
     agent = get_agent(agent_id)
     to = _parse_time(request.args.get("to"))
     if to is None:
-        abort(400, description="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z.")
+        return render(
+            "timeline/confirm_page.html",
+            "timeline/_confirm.html",
+            status=422,
+            agent=agent,
+            title="Roll the agent back to a point in time",
+            action_url="",
+            plan=None,
+            conflict="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z (without an offset it is UTC).",
+            stats=memory_stats([agent.id])[agent.id],
+        )
     return _confirm(
         agent,
         f"Roll agent {agent.name} back to {to:%Y-%m-%d %H:%M:%S} UTC",

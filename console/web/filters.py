@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flask import Flask
-from markupsafe import Markup
+from flask import Flask, g, has_request_context, request
+from markupsafe import Markup, escape
 
 from models import utcnow
 
+from . import glossary
 from .sparkline import sparkline
+
+TZ_COOKIE = "tz"
 
 
 def _naive(value: datetime) -> datetime:
@@ -29,10 +34,70 @@ def signed(value: int | None) -> str:
     return f"{value:+,}"
 
 
+@lru_cache(maxsize=64)
+def _zone(name: str) -> ZoneInfo | None:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def valid_zone(name: str | None) -> str | None:
+    """An IANA zone name the server knows (e.g. Europe/Paris), or None."""
+    if not name or len(name) > 64 or not all(c.isalnum() or c in "/_+-" for c in name):
+        return None
+    return name if _zone(name) is not None else None
+
+
+def common_zones() -> list[str]:
+    """The zones the preferences page offers: UTC first, then every IANA zone the server knows."""
+    from zoneinfo import available_timezones
+
+    return [
+        "UTC",
+        *sorted(z for z in available_timezones() if "/" in z and not z.startswith(("Etc/", "SystemV/"))),
+    ]
+
+
+def display_zone() -> str:
+    """The admin's preferred zone (a cookie set on the preferences page), UTC by default."""
+    if not has_request_context():
+        return "UTC"
+    if "display_zone" not in g:
+        g.display_zone = valid_zone(request.cookies.get(TZ_COOKIE)) or "UTC"
+    return g.display_zone
+
+
+def _local(value: datetime) -> datetime:
+    zone = display_zone()
+    aware = _naive(value).replace(tzinfo=UTC)
+    return aware if zone == "UTC" else aware.astimezone(_zone(zone))
+
+
 def when(value: datetime | None, seconds: bool = False) -> str:
+    """A time in the admin's zone, always with the zone named: "2026-11-22 04:00 UTC"."""
     if value is None:
         return "—"
-    return _naive(value).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    moment = _local(value)
+    label = "UTC" if display_zone() == "UTC" else moment.tzname()
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M") + f" {label}"
+
+
+def stamp(value: datetime | None, seconds: bool = False) -> Markup:
+    """Every time the console shows: absolute with its zone, and relative ("3 h ago"), in a <time>
+    element whose datetime attribute is exact UTC ISO 8601."""
+    if value is None:
+        return Markup('<span class="muted">—</span>')
+    utc = _naive(value).isoformat(timespec="seconds") + "Z"
+    return Markup(
+        f'<time datetime="{utc}" title="{utc}">{escape(when(value, seconds))}'
+        f' <span class="rel">· {escape(ago(value))}</span></time>'
+    )
+
+
+def iso_input(value: datetime | None) -> str:
+    """A time as the ISO 8601 text the date-time fields take: UTC with a Z."""
+    return _naive(value).isoformat(timespec="seconds") + "Z" if value else ""
 
 
 def iso(value: datetime | None) -> str:
@@ -77,6 +142,15 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(number)
     app.add_template_filter(signed)
     app.add_template_filter(when)
+    app.add_template_filter(stamp)
+    app.add_template_filter(iso_input)
+    app.add_template_filter(glossary.plain, "plain")
+    app.add_template_filter(glossary.action, "action_words")
+    app.add_template_filter(glossary.status, "status_words")
+    app.add_template_filter(glossary.stat, "stat_words")
+    app.add_template_global(glossary.term, "term")
+    app.add_template_global(display_zone, "display_zone")
+    app.add_template_global(utcnow, "now")
     app.add_template_filter(iso)
     app.add_template_filter(ago)
     app.add_template_filter(clock)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import make_response, render_template, request
 from werkzeug.wrappers import Response
 
+from models.parsing import parse_int
+
 
 def is_htmx() -> bool:
     """An htmx request that wants a fragment (a history restore wants the whole page)."""
@@ -37,11 +39,10 @@ def redirect_to(url: str) -> Response:
     return response
 
 
+MAX_PAGE = 1_000_000  # far past any real list, and OFFSET stays well inside SQL's integers
+
+
 def page_number(value: str | None, last: int | None = None) -> int:
-    """A 1-based page number from a query string; anything odd is page 1."""
-    try:
-        number = int(value or 1)
-    except ValueError:
-        return 1
-    number = max(number, 1)
+    """A 1-based page number from a query string (models/parsing.py); anything odd is page 1."""
+    number = parse_int(value, default=1, low=1, high=MAX_PAGE)
     return min(number, last) if last else number

@@ -7,4 +7,4 @@ from console.web.security import require_admin
 bp = Blueprint("workers", __name__)
 bp.before_request(require_admin)
 
-from . import routes  # noqa: E402,F401
+from . import events, routes  # noqa: E402,F401

@@ -3,8 +3,10 @@ read for display: they can carry memory text. A failure shows its exception type
 
 from __future__ import annotations
 
+import linecache
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from rq import Worker
@@ -12,10 +14,40 @@ from rq.job import Job
 from rq_scheduler import Scheduler
 
 from console.queues import RQ
-from jobs.schedule import RECURRING, scheduled
+from jobs.schedule import recurring, scheduled
 
 FAILURES_SHOWN = 25
 _TYPE = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
+_FRAME = re.compile(r'^  File "([^"\n]{1,400})", line (\d{1,7}), in ([\w<>.]{1,200})$')
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@dataclass
+class Frame:
+    path: str
+    line: int
+    function: str
+    code: str  # the source line, read from the file on this server: code, never data
+
+
+def traceback_frames(traceback_text: str | None) -> list[Frame]:
+    """The call stack of a failure as (file, line, function, source line) — never the exception's
+    message or any line of the traceback text other than the frame headers, since job errors can
+    carry memory text. Source lines are read from the files themselves, and only from .py files."""
+    frames = []
+    for line in (traceback_text or "").splitlines():
+        match = _FRAME.match(line)
+        if not match:
+            continue
+        path, number, function = match.group(1), int(match.group(2)), match.group(3)
+        # Only frames naming a real source file on this server: a message line shaped like a frame
+        # header (it could be text from a memory) names no such file and is dropped.
+        if not (path.endswith(".py") and os.path.isfile(path)):
+            continue
+        code = linecache.getline(path, number).strip()
+        shown = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path.rsplit("site-packages/", 1)[-1]
+        frames.append(Frame(shown, number, function, code[:200]))
+    return frames
 
 
 def exception_type(traceback_text: str | None) -> str:
@@ -73,6 +105,7 @@ class FailureRow:
     ended_at: datetime | None
     exc_type: str
     session_id: int | None
+    frames: list[Frame] = field(default_factory=list)
 
 
 def queue_rows(rq: RQ) -> list[QueueRow]:
@@ -109,7 +142,7 @@ def recurring_rows(rq: RQ) -> list[RecurringRow]:
     runs = {item["name"]: item["next_run"] for item in scheduled(Scheduler(connection=rq.connection))}
     return [
         RecurringRow(spec.name, spec.cron, spec.queue, spec.description, runs.get(spec.name))
-        for spec in RECURRING
+        for spec in recurring()
     ]
 
 
@@ -139,7 +172,15 @@ def failure_rows(rq: RQ, limit: int = FAILURES_SHOWN) -> list[FailureRow]:
                 ended_at=job.ended_at,
                 exc_type=exception_type(text),
                 session_id=session_id if isinstance(session_id, int) else None,
+                frames=traceback_frames(text),
             )
         )
     rows.sort(key=lambda r: r.ended_at or datetime.min, reverse=True)
     return rows
+
+
+def workers_paused(rq: RQ) -> bool:
+    """RQ's own suspension flag (`rq suspend`): while set, no worker takes a new job from any queue."""
+    from rq.suspension import is_suspended
+
+    return bool(is_suspended(rq.connection))

@@ -73,6 +73,7 @@ def start_worker(app, redis_conn, tmp_path) -> Iterator:
                 "wsgi",
                 "rq",
                 "worker",
+                "interactive",
                 "llm",
                 "--name",
                 f"browser-{os.getpid()}-{len(started)}",

@@ -2,6 +2,9 @@
 
     python tests/browser/take_screenshots.py [OUTDIR]      # default: docs/
 
+The README's four (dashboard, agent, audit, mechanic) at 1440 px, and every main page at the three
+widths the layout is checked at (375, 768 and 1400 px) as `docs/screens/<page>-<width>.png`.
+
 A scratch SQLite database and an embedded Redis under a temporary directory: `flask demo`'s data,
 the recurring schedule registered (so next runs show), then a little real activity a few seconds
 apart through the same paths the console and the jobs use — refinement sessions by the offline
@@ -20,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 SHOTS = ("dashboard", "agent", "audit", "mechanic")
+WIDTHS = {375: 812, 768: 1024, 1400: 900}
 
 
 def main(outdir: Path) -> None:
@@ -52,7 +56,7 @@ def main(outdir: Path) -> None:
         )
         try:
             with app.app_context():
-                upgrade()
+                upgrade(revision="heads")  # sibling revisions may be open until they are chained
                 seed_demo()
                 admin = make_admin()
                 reconcile(Scheduler(connection=app.extensions["rq"].connection))
@@ -80,7 +84,7 @@ def main(outdir: Path) -> None:
                 run_refinement(agents["esme"].id, "schedule", force=True)
                 rollback_agent(cleo.id, checkpoint, actor=admin.actor)
                 time.sleep(2)
-                run_refinement(agents["dorian"].id, "over_budget", force=True)
+                dorian_session = run_refinement(agents["dorian"].id, "over_budget", force=True)["session_id"]
                 mira = agents["basil"]
                 update_agent_settings(mira.id, actor="agent", mechanic_preconsent=True)
                 ids = [m.id for m in db.session.scalars(AgentMemory.active_core(mira.id)).all()[:6]]
@@ -109,6 +113,22 @@ def main(outdir: Path) -> None:
                     page.wait_for_load_state("networkidle")
                     page.screenshot(path=str(outdir / f"{name}.png"))
                     print(f"wrote {outdir / (name + '.png')}")
+                pages = {
+                    **shots,
+                    "memories": f"/agents/{cleo_id}/memories",
+                    "session": f"/sessions/{dorian_session}",
+                    "activity": "/activity",
+                    "jobs": "/jobs",
+                }
+                (outdir / "screens").mkdir(exist_ok=True)
+                for width, height in WIDTHS.items():
+                    page.set_viewport_size({"width": width, "height": height})
+                    for name, url in pages.items():
+                        page.goto(server.url + url)
+                        page.wait_for_load_state("networkidle")
+                        path = outdir / "screens" / f"{name}-{width}.png"
+                        page.screenshot(path=str(path))
+                        print(f"wrote {path}")
         finally:
             embedded_redis.stop(str(Path(scratch) / "redis"))
 
