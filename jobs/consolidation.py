@@ -1,16 +1,23 @@
-"""Daily consolidation (spec 003 §4): merge same-fact memories without inflating the hot path.
+"""Daily consolidation (spec 003 §4): merge same-fact memories and resolve updates, off the hot path.
 
 Per agent, once a day, within caps:
 1. candidate pool: active non-core, non-journal memories created or updated in the last 72 h, or of
    importance ≥ 3, or read in the last 72 h (the "frequently retrieved" signal we record);
-2. neighbours by cosine over stored embeddings (one matrix product), then the no-LLM pre-filters
-   (cosine band, recency ≤ 90 d, lexical overlap or numeric step), skipping pairs fingerprinted in
-   the last 14 days and any pair with a constitutional or audio/somatic/voice memory;
-3. at most `CONSOLIDATION_PAIRS_PER_DAY` (50) pairs, checked in batches of up to 8 pairs a prompt by
-   the agent's model (JSON verdicts) within a per-run token budget — or, offline, by the exact /
-   near-exact `same_fact` rule;
-4. same-fact pairs merged through the mutation path (earliest origin date kept, locks enforced),
-   inside a `refinement_sessions` row with trigger `consolidation`, so `rollback session` undoes a run.
+2. neighbours by cosine over stored embeddings (one matrix product), then the merge bands and no-LLM
+   pre-filters of `jobs.prefilter` (stricter bands for user-context fields, which pair only within one
+   field), skipping pairs fingerprinted in the last 14 days and any pair with a constitutional or
+   audio/somatic/voice memory;
+3. at most `CONSOLIDATION_PAIRS_PER_DAY` (50) pairs. In the write-time band (cosine ≥ check_low) a
+   pair the same-fact rule recognises is merged without a model call; every other pair is checked in
+   batches of up to 8 a prompt by the agent's model (JSON verdicts: same, update or neither) within a
+   per-run token budget — or, offline, by the rules (same fact; one number changed = update);
+4. same-fact pairs are merged through the mutation path (earliest origin date kept, locks enforced);
+   an update is applied as an audited update of the older memory with the newer one's text, the newer
+   soft-deleted with the reason, and an `update_resolution` record linking the two — never a silent
+   delete. Memories of a sensitive user-context field are never changed by the job: an update is filed
+   as a proposed patch (the user's consent applies it) and duplicates are left alone. Every write is
+   checked against the writing rules first. All of it inside a `refinement_sessions` row with trigger
+   `consolidation`, so `rollback session` undoes a run.
 """
 
 from __future__ import annotations
@@ -23,15 +30,17 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
-from models.mutations import consolidate_memories
+from models.audit import new_op_id, write_audit
+from models.mutations import consolidate_memories, soft_delete_memories, update_memory
+from models.patches import SENSITIVE_FIELDS, context_field, write_context
 from models.refinement import core_totals
 from models.relations import pair_fingerprint
 from models.session import account_turn, finish_session, set_baseline, start_session
 from models.session import count as count_stat
+from models.writing import check_content
 
-from .llm import json_object, model_configured, model_for
-from .offline import same_fact
-from .prefilter import Candidate, passes
+from .llm import json_object, missing_endpoint, model_configured, model_for
+from .prefilter import Candidate, bands_for, passes, resolve
 from .relations import agent_vectors, embed_memories
 
 log = logging.getLogger(__name__)
@@ -44,16 +53,19 @@ DEFAULT_TOKEN_BUDGET = 20_000
 PAIRS_PER_PROMPT = 8
 ACTOR = "system:consolidation"
 
-PROMPT = """Decide for each numbered pair of your memories whether both state the SAME specific fact
-(same people, numbers, dates and meaning). Different details mean different facts. When unsure,
-answer false. Answer with JSON only: {{"verdicts": [{{"pair": 1, "same": true}}, ...]}}
+PROMPT = """Decide for each numbered pair of your memories (A is the older, B the newer) whether both
+state the SAME specific fact (same people, numbers, dates and meaning), or whether B UPDATES A: the same
+fact about the same thing with one value changed since (for example a weight, a date or a count), so B
+replaces A. Different details about different things mean different facts. When unsure, answer false.
+Answer with JSON only: {{"verdicts": [{{"pair": 1, "same": true, "update": false}}, ...]}}
 
 {pairs}"""
 
 
 class Verdict(BaseModel):
     pair: int
-    same: bool
+    same: bool = False
+    update: bool = False
 
 
 class Verdicts(BaseModel):
@@ -61,7 +73,7 @@ class Verdicts(BaseModel):
 
 
 def candidate_pairs(agent_id: int, limit: int) -> list[tuple[AgentMemory, AgentMemory, float]]:
-    """Pre-filtered, not recently checked pairs, best first."""
+    """Pre-filtered, not recently checked pairs (older, newer, cosine), best first."""
     now = utcnow()
     embed_memories(agent_id)
     ids, matrix = agent_vectors(agent_id, TYPES)
@@ -102,15 +114,21 @@ def candidate_pairs(agent_id: int, limit: int) -> list[tuple[AgentMemory, AgentM
                 continue
             if pair_fingerprint(a.id, b.id, score) in seen:
                 continue
-            if passes(Candidate(a.id, a.content, a.updated_at), Candidate(b.id, b.content, b.updated_at), score, now):
-                pairs[key] = (a, b, score)
+            bands = bands_for(a.tags, b.tags)
+            if bands is None:  # two different user-context fields never merge
+                continue
+            if passes(Candidate(a.id, a.content, a.updated_at), Candidate(b.id, b.content, b.updated_at), score, now,
+                      bands):
+                older, newer = sorted((a, b), key=lambda m: (m.created_at, m.id))
+                pairs[key] = (older, newer, score)
     return sorted(pairs.values(), key=lambda p: -p[2])[:limit]
 
 
-def _model_verdicts(agent: Agent, pairs, budget: int, session: RefinementSession) -> dict[int, bool]:
-    """Batched same-fact checks by the agent's model; stops when the run's token budget is spent."""
+def _model_verdicts(agent: Agent, pairs, budget: int, session: RefinementSession) -> dict[int, str]:
+    """Batched checks by the agent's model ("same", "update" or "different" per pair index); stops when
+    the run's token budget is spent."""
     model = model_for(agent)
-    verdicts: dict[int, bool] = {}
+    verdicts: dict[int, str] = {}
     for start in range(0, len(pairs), PAIRS_PER_PROMPT):
         if session.prompt_tokens + session.completion_tokens >= budget:
             break
@@ -124,7 +142,29 @@ def _model_verdicts(agent: Agent, pairs, budget: int, session: RefinementSession
             continue  # an unreadable answer decides nothing
         for verdict in parsed.verdicts:
             if 1 <= verdict.pair <= len(batch):
-                verdicts[start + verdict.pair - 1] = verdict.same
+                verdicts[start + verdict.pair - 1] = (
+                    "same" if verdict.same else "update" if verdict.update else "different"
+                )
+    return verdicts
+
+
+def _verdicts(agent: Agent, pairs, offline: bool, budget: int, session: RefinementSession) -> dict[int, str]:
+    """The rules first where they may decide alone — the same-fact rule in the write-time band, and
+    everything offline — then the agent's model for the rest."""
+    verdicts: dict[int, str] = {}
+    ask: list[int] = []
+    for n, (older, newer, score) in enumerate(pairs):
+        rule = resolve(older.content, newer.content)
+        bands = bands_for(older.tags, newer.tags)
+        if offline:
+            verdicts[n] = rule or "different"
+        elif rule == "same" and score >= bands.check_low:
+            verdicts[n] = "same"
+        else:
+            ask.append(n)
+    if ask:
+        asked = _model_verdicts(agent, [pairs[n] for n in ask], budget, session)
+        verdicts.update({ask[i]: verdict for i, verdict in asked.items()})
     return verdicts
 
 
@@ -147,6 +187,9 @@ def _consolidate_locked(agent_id: int) -> dict:
     agent = db.session.get(Agent, agent_id)
     if agent is None or not agent.active:
         return {"agent_id": agent_id, "status": "skipped"}
+    missing = missing_endpoint(agent)
+    if missing:  # a model that cannot be reached is reported, never replaced by the offline rule
+        return {"agent_id": agent_id, "status": "skipped", "reason": missing}
     config = current_app.config
     limit = int(config.get("CONSOLIDATION_PAIRS_PER_DAY", DEFAULT_PAIRS_PER_DAY))
     budget = int(config.get("CONSOLIDATION_TOKEN_BUDGET", DEFAULT_TOKEN_BUDGET))
@@ -163,40 +206,64 @@ def _consolidate_locked(agent_id: int) -> dict:
         session = start_session(agent_id, "consolidation", model="offline" if offline else agent.model_id,
                                 phase="checking")
         set_baseline(session, *core_totals(agent_id))
-    if offline:
-        verdicts = {n: same_fact(a.content, b.content) for n, (a, b, _) in enumerate(pairs)}
-    else:
-        verdicts = _model_verdicts(agent, pairs, budget, session)
+    verdicts = _verdicts(agent, pairs, offline, budget, session)
     # The run is one unit of work: its turn accounting, its fingerprints and its counts commit together
-    # at the end; each merge runs in its own SAVEPOINT, so a refused one undoes only itself.
+    # at the end; each merge or update runs in its own SAVEPOINT, so a refused one undoes only itself.
     with atomic():
-        merged_away: set[int] = set()
-        merged = refused = 0
-        for n, (a, b, score) in enumerate(pairs):
+        touched: set[int] = set()
+        merged = updated = held = refused = 0
+        for n, (older, newer, score) in enumerate(pairs):
             verdict = verdicts.get(n)
-            outcome = "skipped" if verdict is None else ("same" if verdict else "different")
-            if verdict and a.id not in merged_away and b.id not in merged_away:
-                first, second = sorted((a, b), key=lambda m: (m.created_at, m.id))
+            outcome = "skipped" if verdict is None else verdict
+            if verdict in ("same", "update") and not {older.id, newer.id} & touched:
                 try:
-                    consolidate_memories(agent_id, [first.id, second.id], first.content, actor=ACTOR,
-                                         session_id=session.id, require_type=None)
-                    merged_away.update((first.id, second.id))
-                    merged += 1
-                    outcome = "merged"
-                except DomainError:  # a lock or a change since the pool was read: leave the pair alone
+                    outcome = _apply(agent_id, session, older, newer, score, verdict)
+                except DomainError:  # a lock, a writing rule, or a change since the pool was read
                     refused += 1
                     outcome = "skipped"
+                if outcome in ("merged", "updated"):
+                    touched.update((older.id, newer.id))
+                merged += outcome == "merged"
+                updated += outcome == "updated"
+                held += outcome == "held"
             if verdict is not None:
-                db.session.add(PairFingerprint(agent_id=agent_id, fingerprint=pair_fingerprint(a.id, b.id, score),
-                                               verdict=outcome, checked_at=utcnow()))
-        session.ops_count = merged
+                db.session.add(PairFingerprint(agent_id=agent_id, fingerprint=pair_fingerprint(older.id, newer.id, score),
+                                               verdict=outcome[:16], checked_at=utcnow()))
+        session.ops_count = merged + updated
         for key, value in (("pairs_considered", len(pairs)), ("pairs_checked", len(verdicts)),
-                           ("consolidations", merged), ("consolidated", 2 * merged), ("refused", refused)):
+                           ("consolidations", merged), ("consolidated", 2 * merged), ("updated", updated),
+                           ("refused", refused)):
             if value:
                 count_stat(session, key, value)
         finish_session(session, "completed", totals=core_totals(agent_id))
     return {"agent_id": agent_id, "status": "completed", "session_id": session.id,
-            "checked": len(verdicts), "merged": merged, "refused": refused}
+            "checked": len(verdicts), "merged": merged, "updated": updated, "held": held, "refused": refused}
+
+
+def _apply(agent_id: int, session: RefinementSession, older: AgentMemory, newer: AgentMemory, score: float,
+           verdict: str) -> str:
+    """One resolved pair, through the mutation path: "merged", "updated", "held" or "left"."""
+    field = context_field(list(older.tags or []) + list(newer.tags or []))
+    if field in SENSITIVE_FIELDS:
+        if verdict == "same":
+            return "left"  # merging would rewrite a sensitive field's memory without the user's consent
+        content = check_content(older.memory_type, newer.content)
+        write_context(agent_id, "update", field, {"content": content}, memory_id=older.id, actor=ACTOR)
+        return "held"
+    if verdict == "same":
+        content = check_content(older.memory_type, older.content)
+        consolidate_memories(agent_id, [older.id, newer.id], content, actor=ACTOR, session_id=session.id,
+                             require_type=None)
+        return "merged"
+    content = check_content(older.memory_type, newer.content)
+    with atomic():  # the update and the superseded memory's soft delete stand or fall together
+        update_memory(agent_id, older.id, actor=ACTOR, session_id=session.id, content=content)
+        soft_delete_memories(agent_id, [newer.id], actor=ACTOR, session_id=session.id,
+                             reason=f"superseded: its fact now updates memory #{older.id}")
+        write_audit(op_id=new_op_id(), actor=ACTOR, action="update_resolution", agent_id=agent_id,
+                    session_id=session.id,
+                    data={"updated": older.id, "superseded": newer.id, "score": round(score, 3)})
+    return "updated"
 
 
 def daily_consolidation() -> dict:

@@ -6,8 +6,12 @@
   category fetch it through memory.query.
 - Multi-fact extraction (§13, `MULTI_FACT_EXTRACTION=1`): a long turn (> 400 characters) goes, in the
   background, to the agent's model, which proposes 1-5 durable facts; at most 3 are written per turn
-  and at most 30 per agent per day, and a fact the agent already holds (same-fact rule) is skipped.
-  Offline: nothing is extracted.
+  and at most 30 per agent per day. Each fact is checked against the semantic writing rules, then runs
+  through the merge bands against the agent's semantic memories (`jobs.prefilter`): the same fact is
+  skipped (auto), a fact that changes one number of a memory the agent held before this turn updates
+  that memory (audited, with an `update_resolution` record), anything else is written new (recreate;
+  in the check band, the daily consolidation looks at the pair). A fact that sets a user-context field
+  goes through the consent policy (`models.patches.write_context`) instead. Offline: nothing is extracted.
 """
 
 from __future__ import annotations
@@ -15,17 +19,33 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+import numpy as np
 from flask import current_app
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import func, select
 
-from models import Agent, AgentMemory, AuditLog, FeatureDisabled, ValidationFailed, atomic, db, utcnow
+from models import (
+    Agent,
+    AgentMemory,
+    AuditLog,
+    DomainError,
+    FeatureDisabled,
+    ValidationFailed,
+    atomic,
+    db,
+    utcnow,
+)
 from models.audit import new_op_id, write_audit
 from models.categories import load_config
-from models.mutations import create_memory
+from models.mutations import create_memory, update_memory
+from models.patches import FIELD_TAG_PREFIX, write_context
+from models.writing import WritingRuleViolation, check_content
 
-from .llm import json_object, model_configured, model_for
+from .embeddings import get_embedder
+from .llm import json_object, missing_endpoint, model_configured, model_for
 from .offline import same_fact
+from .prefilter import SEMANTIC_BANDS, bands_for, resolve
+from .relations import agent_vectors, embed_memories
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +58,10 @@ ACTOR = "system:extraction"
 
 PROMPT = """Extract the durable facts worth remembering from this conversation turn: stable preferences,
 decisions, commitments, facts about people. Skip small talk and anything transient. Each fact is one
-self-contained third-person sentence of at most 280 characters. Answer with JSON only:
-{{"facts": [{{"text": "...", "category": "...", "importance": 1-5}}]}}  (an empty list if none)
+self-contained third-person sentence of at most 280 characters. When a fact sets one of the user's
+context fields (preferred_name, pronouns, city, language, tone, goals, ...), name it in "field".
+Answer with JSON only:
+{{"facts": [{{"text": "...", "category": "...", "importance": 1-5, "field": null}}]}}  (an empty list if none)
 
 Turn:
 {turn}"""
@@ -61,6 +83,7 @@ def save_procedure(agent_id: int, title: str, steps: list[str], *, actor: str = 
     if not isinstance(title, str) or not title.strip():
         raise ValidationFailed("a procedure needs a title")
     body = f"{title.strip()}:\n" + "\n".join(f"{n}. {step}." for n, step in enumerate(cleaned, start=1))
+    body = check_content("procedural", body)  # the writing rules hold on every write path
     return create_memory(agent_id, body, actor=actor, memory_type="procedural", category="procedural", **scoping)
 
 
@@ -68,6 +91,7 @@ class Fact(BaseModel):
     text: str = Field(min_length=1, max_length=280)
     category: str | None = Field(default=None, max_length=64)
     importance: int = Field(default=2, ge=1, le=5)
+    field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
 
 
 class Facts(BaseModel):
@@ -83,11 +107,15 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
         return {"status": "skipped", "reason": "no such active agent"}
     if not isinstance(turn, str) or len(turn.strip()) <= MIN_TURN_CHARS:
         return {"status": "skipped", "reason": f"turn of at most {MIN_TURN_CHARS} characters"}
+    missing = missing_endpoint(agent)
+    if missing:  # a model that cannot be reached is reported, not treated as "offline"
+        return {"status": "skipped", "reason": missing}
     if not model_configured(agent):
         return {"status": "skipped", "reason": "offline: extraction needs a model"}
     written_today = db.session.scalar(
         select(func.count()).select_from(AuditLog).where(
-            AuditLog.agent_id == agent_id, AuditLog.actor == ACTOR, AuditLog.action == "create",
+            AuditLog.agent_id == agent_id, AuditLog.actor == ACTOR,
+            AuditLog.action.in_(("create", "update", "consent_proposed")),
             AuditLog.created_at > utcnow() - timedelta(days=1),
         )
     )
@@ -102,21 +130,98 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
         facts = []
     # A proposed category outside the agent's allowlist would hide the fact from the agent's own queries.
     allowed = set(load_config(current_app.config.get("CATEGORY_CONFIG")).allowed_for(agent.role))
-    known = [m.content for m in db.session.scalars(
-        AgentMemory.active(agent_id).where(AgentMemory.memory_type == "semantic").order_by(AgentMemory.id.desc()).limit(500)
-    )]
+    neighbours = _Neighbours(agent_id)
     created: list[int] = []
-    skipped = 0
+    updated: list[int] = []
+    held: list[int] = []
+    skipped = refused = 0
     with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
         for fact in facts:
-            if len(created) >= room or any(same_fact(fact.text, text) for text in known):
+            if len(created) + len(updated) + len(held) >= room:
                 skipped += 1
                 continue
-            memory = create_memory(agent_id, fact.text, actor=ACTOR, memory_type="semantic",
-                                   category=fact.category if fact.category in allowed else None,
-                                   importance=fact.importance, user_id=user_id, thread_id=thread_id)
-            known.append(memory.content)
-            created.append(memory.id)
+            try:  # spec 003 §9 on this write path too: a fact that breaks a writing rule is not written
+                text = check_content("semantic", fact.text)
+            except WritingRuleViolation:
+                refused += 1
+                continue
+            category = fact.category if fact.category in allowed else None
+            try:
+                outcome, written_id = _write(agent_id, fact, text, category, user_id, thread_id, neighbours)
+            except DomainError:  # a lock or a change meanwhile: this fact only, the run goes on
+                refused += 1
+                continue
+            if outcome == "skipped":
+                skipped += 1
+            else:
+                {"created": created, "updated": updated, "held": held}[outcome].append(written_id)
         write_audit(op_id=new_op_id(), actor=ACTOR, action="extraction_run", agent_id=agent_id,
-                    data={"proposed": len(facts), "created": created, "skipped": skipped})
-    return {"status": "ok", "created": created, "skipped": skipped}
+                    data={"proposed": len(facts), "created": created, "updated": updated, "held": held,
+                          "skipped": skipped, "refused": refused})
+    return {"status": "ok", "created": created, "updated": updated, "held": held, "skipped": skipped,
+            "refused": refused}
+
+
+def _write(agent_id: int, fact: Fact, text: str, category: str | None, user_id: str | None,
+           thread_id: str | None, neighbours: _Neighbours) -> tuple[str, int | None]:
+    """One checked fact through the consent policy or the merge bands: (outcome, memory or patch id)."""
+    if fact.field:
+        fields = {"content": text, "memory_type": "semantic", "category": category, "importance": fact.importance,
+                  "user_id": user_id, "thread_id": thread_id, "tags": [FIELD_TAG_PREFIX + fact.field]}
+        patch, memory = write_context(agent_id, "create", fact.field, fields, actor=ACTOR,
+                                      signals=[("mention", thread_id or "")])
+        return ("created", memory.id) if memory is not None else ("held", patch.id)
+    band, target = neighbours.resolve(text)
+    if band == "auto":
+        return "skipped", None
+    if band == "update":
+        with atomic():
+            update_memory(agent_id, target.id, actor=ACTOR, content=text)
+            write_audit(op_id=new_op_id(), actor=ACTOR, action="update_resolution", agent_id=agent_id,
+                        data={"updated": target.id, "by": "extraction"})
+        return "updated", target.id
+    memory = create_memory(agent_id, text, actor=ACTOR, memory_type="semantic", category=category,
+                           importance=fact.importance, user_id=user_id, thread_id=thread_id)
+    neighbours.written(memory.content)
+    return "created", memory.id
+
+
+class _Neighbours:
+    """The merge bands for one extraction run: each fact against the agent's active semantic memories
+    (by stored vectors) and against the facts this run already wrote."""
+
+    def __init__(self, agent_id: int) -> None:
+        self.agent_id = agent_id
+        embed_memories(agent_id)
+        ids, self.matrix = agent_vectors(agent_id, ("semantic",))
+        self.ids = [int(i) for i in ids]
+        self.this_turn: list[str] = []
+
+    def written(self, text: str) -> None:
+        self.this_turn.append(text)
+
+    def resolve(self, text: str) -> tuple[str, AgentMemory | None]:
+        """("auto", memory) for a fact already held, ("update", memory) for one that changes a number of a
+        memory held before this turn, else ("recreate", None). Facts of one turn are simultaneous: they
+        can repeat each other (auto) but never update each other."""
+        if any(same_fact(text, earlier) for earlier in self.this_turn):
+            return "auto", None
+        if not self.ids:
+            return "recreate", None
+        vector = get_embedder().embed([text])[0]
+        scores = self.matrix @ vector
+        for position in np.argsort(-scores)[:5]:
+            score = float(scores[position])
+            if score < SEMANTIC_BANDS.fallback_low:
+                break
+            memory = db.session.get(AgentMemory, self.ids[position])
+            if memory is None or memory.deleted_at is not None or bands_for(memory.tags, []) is None:
+                continue  # a user-context field's memory changes only through the consent policy
+            if memory.constitutional or memory.immutable_tags:
+                continue
+            rule = resolve(memory.content, text)
+            if rule == "same":
+                return "auto", memory
+            if rule == "update":
+                return "update", memory
+        return "recreate", None

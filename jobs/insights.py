@@ -18,8 +18,10 @@ from sqlalchemy import select
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.mutations import create_memory
+from models.patches import corroborate_from_insight
+from models.writing import WritingRuleViolation, check_content
 
-from .llm import json_object, model_configured, model_for
+from .llm import json_object, missing_endpoint, model_configured, model_for
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +32,11 @@ ACTOR = "system:tom"
 
 PROMPT = """You write theory-of-mind insights about the user you work with, from your own recent memory.
 Rules: output 1 to 3 insights; third person about the user; never refer to yourself or the AI; each
-summary at most 280 characters; only insights the material supports. Answer with JSON only:
-{{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2}}]}}  (an empty list if none)
+summary at most 280 characters; only insights the material supports. When an insight bears on one of
+the user's context fields (for example tone or goals), name it in "field" and say how sure you are in
+"confidence" (0 to 1). Answer with JSON only:
+{{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2, "field": null, "confidence": 0.5}}]}}
+(an empty list if none)
 
 Recent activity:
 {activity}
@@ -47,6 +52,10 @@ class Insight(BaseModel):
     summary: str = Field(min_length=1, max_length=280)
     tags: list[str] = Field(default_factory=list, max_length=5)
     importance: int = Field(default=2, ge=1, le=5)
+    # A user-context field the insight bears on, and how sure the model is: with confidence ≥ 0.8 it is a
+    # consent signal for the pending proposal on that (benign) field (README, "Consent").
+    field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
 
     @field_validator("summary")
     @classmethod
@@ -92,6 +101,9 @@ def tom_for_agent(agent_id: int) -> dict:
     now = utcnow()
     if agent is None or not agent.active:
         return {"agent_id": agent_id, "status": "skipped", "reason": "no such active agent"}
+    missing = missing_endpoint(agent)
+    if missing:  # a model that cannot be reached is reported, not treated as "offline"
+        return {"agent_id": agent_id, "status": "skipped", "reason": missing}
     if not model_configured(agent):
         return {"agent_id": agent_id, "status": "skipped", "reason": "offline: insights need a model"}
     if _recent_run(agent_id, now):
@@ -111,15 +123,24 @@ def tom_for_agent(agent_id: int) -> dict:
         parsed, error = Insights(), f"invalid output ({err.error_count()} problem(s))"
     else:
         error = None
+    created, corroborated, refused = [], [], 0
     with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
-        created = [
-            create_memory(agent_id, insight.summary, actor=ACTOR, memory_type="insight",
-                          category="relationship_dynamic", importance=2, tags=insight.tags).id
-            for insight in parsed.insights
-        ]
+        for insight in parsed.insights:
+            try:  # the writing rules of spec 003 §9 hold on every write path, this one included
+                summary = check_content("insight", insight.summary)
+            except WritingRuleViolation:
+                refused += 1
+                continue
+            memory = create_memory(agent_id, summary, actor=ACTOR, memory_type="insight",
+                                   category="relationship_dynamic", importance=2, tags=insight.tags)
+            created.append(memory.id)
+            patch_id = corroborate_from_insight(agent_id, insight.field, insight.confidence, memory.id)
+            if patch_id is not None:
+                corroborated.append(patch_id)
         write_audit(op_id=new_op_id(), actor=ACTOR, action="tom_run", agent_id=agent_id,
-                    data={"created": created, "error": error})
-    return {"agent_id": agent_id, "status": "ok" if error is None else "rejected", "created": created}
+                    data={"created": created, "error": error, "refused": refused, "corroborated": corroborated})
+    return {"agent_id": agent_id, "status": "ok" if error is None else "rejected", "created": created,
+            "corroborated": corroborated}
 
 
 def tom_insights() -> dict:

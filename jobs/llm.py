@@ -1,5 +1,5 @@
 """One small interface over the agent's model: the openai SDK against any OpenAI-compatible endpoint,
-or the built-in `offline` refiner when no model is configured.
+or the built-in `offline` refiner when the agent has no model (or LLM_OFFLINE=1).
 
 Both return the same `Turn`, so the refinement loop, its tools and its guards are identical.
 """
@@ -99,12 +99,42 @@ class OpenAIChatModel:
         )
 
 
+class ModelNotConfigured(Exception):
+    """The agent names a model but no endpoint to reach it on. The message names the missing setting and
+    holds no memory text, so it is recorded on the session as it is."""
+
+
+def runs_offline(agent: Agent) -> bool:
+    """The offline refiner stands in only when no model is set for the agent, or LLM_OFFLINE=1 says so."""
+    return bool(current_app.config.get("LLM_OFFLINE")) or not agent.model_id
+
+
+def _endpoint(agent: Agent) -> str | None:
+    return agent.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
+
+
 def model_configured(agent: Agent) -> bool:
-    """A model runs only when the agent names one and an endpoint is configured; otherwise `offline`."""
-    if current_app.config.get("LLM_OFFLINE"):
-        return False
-    endpoint = agent.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
-    return bool(agent.model_id and endpoint)
+    """A model can be called: the agent names one, an endpoint is configured, and LLM_OFFLINE is off."""
+    return not runs_offline(agent) and bool(_endpoint(agent))
+
+
+def missing_endpoint(agent: Agent) -> str | None:
+    """Why the agent's model cannot be called (the ModelNotConfigured message, naming the setting), or None.
+
+    None also when the agent runs offline: background jobs use this to tell "no model, so the offline
+    policy applies" apart from "a model that cannot be reached", which they report instead of quietly
+    running offline."""
+    if runs_offline(agent) or _endpoint(agent):
+        return None
+    return _not_configured(agent)
+
+
+def _not_configured(agent: Agent) -> str:
+    return (
+        f"agent {agent.name!r} names model {agent.model_id!r} but no endpoint to call it on: set "
+        "OPENAI_BASE_URL (or the agent's base_url), or OPENAI_API_KEY for api.openai.com; "
+        "LLM_OFFLINE=1 runs the offline refiner instead"
+    )
 
 
 def json_object(turn: Turn) -> dict | None:
@@ -121,11 +151,15 @@ def json_object(turn: Turn) -> dict | None:
 
 
 def model_for(agent: Agent) -> ChatModel:
-    """The chat model a session of this agent talks to."""
-    if not model_configured(agent):
+    """The chat model a session of this agent talks to: its own model, or the offline refiner when it has
+    none (or LLM_OFFLINE=1). A model without an endpoint is ModelNotConfigured, never a silent offline run:
+    the admin would believe the agent's model had refined it."""
+    if runs_offline(agent):
         from .offline import OfflineRefiner
 
         return OfflineRefiner(agent.id)
+    if not _endpoint(agent):
+        raise ModelNotConfigured(_not_configured(agent))
     return OpenAIChatModel(
         agent.model_id,
         base_url=agent.base_url or os.environ.get("OPENAI_BASE_URL"),

@@ -16,7 +16,7 @@ from models import Agent, MechanicGrant, atomic, db
 from models.errors import ValidationFailed
 from models.mechanic import MAX_GRANT_MINUTES, decide_grant, expire_grants
 
-from .llm import model_configured, model_for, parse_consent
+from .llm import missing_endpoint, model_configured, model_for, parse_consent
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +84,14 @@ def ask_mechanic_consent(grant_id: int) -> dict:
                 grant.id, True, reason="standing consent given through the agent API", decided_by=PRECONSENT
             )
         else:
-            grant = _decide(
-                grant.id, False, reason="no model to ask and no standing consent", decided_by=OFFLINE_POLICY
+            # A model named but unreachable is said so (without the setting details: the reason is shown on
+            # the console and to the agent); either way no one could be asked, so only standing consent counts.
+            reason = (
+                "its model cannot be called (no endpoint configured) and no standing consent"
+                if missing_endpoint(agent)
+                else "no model to ask and no standing consent"
             )
+            grant = _decide(grant.id, False, reason=reason, decided_by=OFFLINE_POLICY)
     else:
         try:
             turn = model_for(agent).turn([{"role": "user", "content": consent_prompt(grant)}], None)

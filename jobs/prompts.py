@@ -51,6 +51,17 @@ Do you consent to this session? Answer with a JSON object and nothing else:
 {{"consent": true or false, "reason": "one short sentence"}}"""
 
 KICKOFF = "Begin the refinement session. Call complete_refinement when you are done."
+PAGED_LEDGER = """## Your core memory ledger: page {page} of {pages}
+Your ledger is larger than one prompt holds, so you see it in pages of at most {limit:,} tokens. Likely
+duplicates come first, grouped (their lines are adjacent); then the other memories, oldest first. This
+page shows {shown:,} of your {count:,} core memories. search_memories still searches all of them. When
+you are done with this page, call next_page (it replaces this page with the next one); call
+complete_refinement when you are done with the session. The operation limit and the safety threshold
+count for the whole session, across pages."""
+PAGE_KICKOFF = (
+    "Page {page} of {pages}. Operations applied so far in this session: {ops} of {cap}. "
+    "Call next_page when you are done with this page, complete_refinement when you are done."
+)
 NUDGE = "Use the tools, or call complete_refinement with a brief summary if you are done."
 
 
@@ -68,13 +79,28 @@ def ledger_line(memory: AgentMemory) -> str:
 
 
 def refinement_prompt(agent: Agent, memories: list[AgentMemory], tokens: int) -> str:
+    """The whole ledger in one system message (a ledger within REFINEMENT_LEDGER_MAX_TOKENS)."""
+    return _prompt(
+        agent, tokens, len(memories), "## Your core memory ledger", [ledger_line(m) for m in memories]
+    )
+
+
+def paged_refinement_prompt(
+    agent: Agent, page_lines: list[str], *, page: int, pages: int, tokens: int, count: int, limit: int
+) -> str:
+    """One page of a ledger too large for one prompt; the token status still covers the whole core."""
+    header = PAGED_LEDGER.format(page=page, pages=pages, limit=limit, shown=len(page_lines), count=count)
+    return _prompt(agent, tokens, count, header, page_lines)
+
+
+def _prompt(agent: Agent, tokens: int, count: int, header: str, lines: list[str]) -> str:
     instructions = (agent.refinement_prompt or "").strip() or DEFAULT_REFINEMENT_PROMPT
     return "\n\n".join(
         [
             SAFETY_RULES,
             "## Your refinement instructions\n" + instructions,
-            "## Token status\n" + token_status(tokens, len(memories), agent.core_token_budget),
-            "## Your core memory ledger\n" + "\n".join(ledger_line(m) for m in memories),
+            "## Token status\n" + token_status(tokens, count, agent.core_token_budget),
+            header + "\n" + "\n".join(lines),
         ]
     )
 

@@ -20,7 +20,7 @@ from models.audit import new_op_id, write_audit
 from models.memory import JOURNAL_WINDOW
 from models.mutations import update_memory
 
-from .llm import json_object, model_configured, model_for
+from .llm import json_object, missing_endpoint, model_configured, model_for
 
 log = logging.getLogger(__name__)
 ACTOR = "system:reflection"
@@ -52,6 +52,9 @@ def reflect_for_agent(agent_id: int) -> dict:
     agent = db.session.get(Agent, agent_id)
     if agent is None or not agent.active:
         return {"agent_id": agent_id, "status": "skipped", "reason": "no such active agent"}
+    missing = missing_endpoint(agent)
+    if missing:  # a model that cannot be reached is reported, not treated as "offline"
+        return {"agent_id": agent_id, "status": "skipped", "reason": missing}
     if not model_configured(agent):
         return {"agent_id": agent_id, "status": "skipped", "reason": "offline policy: keep journals"}
     decided = _decided_ids(agent_id)

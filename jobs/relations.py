@@ -148,7 +148,7 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
         )
     }
     edges: list[dict] = []
-    per_source: dict[int, list[list]] = {}
+    per_memory: dict[int, list[list]] = {}  # both ends of every new edge: it shows in each one's history
     neighbours = _nearest(matrix, [position[m] for m in sources], top_k, link_min)
     for source, nearest in zip(sources, neighbours, strict=True):
         for column, strength in nearest:
@@ -158,17 +158,20 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
                 continue
             existing.add(pair)
             edges.append({"agent_id": agent_id, "from_id": pair[0], "to_id": pair[1], "strength": round(strength, 4)})
-            per_source.setdefault(source, []).append([target, round(strength, 4)])
+            per_memory.setdefault(source, []).append([target, round(strength, 4)])
+            per_memory.setdefault(target, []).append([source, round(strength, 4)])
     now = utcnow()
     with atomic():
         if edges:  # one executemany INSERT, not one ORM object per edge
             db.session.execute(insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges])
-        # One audit record per linked memory, metadata only, written together (write_audit flushes per
-        # record, ~1 ms each, which dominated big batches).
+        # One audit record per linked memory (each end of an edge), metadata only, written together
+        # (write_audit flushes per record, ~1 ms each, which dominated big batches). It names the memory, so
+        # the edge is a LINK in that memory's history and a `link` event; it has no snapshot, so the Time
+        # Machine and the audit chain pass it by (a link changes no memory row).
         write_audits([
             {"op_id": new_op_id(), "actor": "system:relations", "action": "link", "agent_id": agent_id,
-             "data": {"memory": source, "linked": linked}}
-            for source, linked in per_source.items()
+             "memory_id": memory, "data": {"memory": memory, "linked": linked}}
+            for memory, linked in sorted(per_memory.items())
         ])
     return len(edges)
 

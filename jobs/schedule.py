@@ -1,15 +1,20 @@
 """Every recurring job, in one list, reconciled idempotently with rq-scheduler when the scheduler starts.
 
-Cron strings are UTC (rq-scheduler's default).
+Each job's timing is a setting (README "Configuration": REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES, ...);
+cron strings are UTC (rq-scheduler's default). Changing a setting and restarting the scheduler replaces
+that job and keeps the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
+from flask import current_app
 from rq_scheduler import Scheduler
 
+from console.config import SCHEDULE_DEFAULTS, schedule_cron
 from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 from models.patches import expire_patches
 
@@ -29,10 +34,23 @@ ID_PREFIX = "recurring-"
 @dataclass(frozen=True)
 class Recurring:
     name: str
-    cron: str
+    setting: str  # the config key holding its timing (console/config.py SCHEDULE_DEFAULTS)
     func: Callable
     queue: str
-    description: str
+    title: str
+    when: str  # the default timing in words
+    cron: str = ""  # resolved from the setting: its default in RECURRING, the configured value in recurring()
+
+    def __post_init__(self) -> None:
+        if not self.cron:
+            object.__setattr__(self, "cron", schedule_cron(self.setting, SCHEDULE_DEFAULTS[self.setting]))
+
+    @property
+    def description(self) -> str:
+        default = schedule_cron(self.setting, SCHEDULE_DEFAULTS[self.setting])
+        return (
+            f"{self.title}, {self.when}" if self.cron == default else f"{self.title}, cron {self.cron} (UTC)"
+        )
 
     @property
     def job_id(self) -> str:
@@ -43,19 +61,32 @@ class Recurring:
         return f"{self.func.__module__}.{self.func.__name__}"
 
 
+# Declared with their default timings; `recurring()` applies the configured ones.
 RECURRING: tuple[Recurring, ...] = (
-    Recurring("refinement-sweep", "0 4 * * 1", refinement_sweep, "llm", "Weekly refinement sweep, Monday 04:00 UTC"),
-    Recurring("over-budget-scan", "*/15 * * * *", over_budget_scan, "default", "Over-budget scan, every 15 minutes"),
-    Recurring("dedup-nightly", "30 2 * * *", dedup_all_agents, "maintenance", "Content-blind dedup, nightly 02:30 UTC"),
-    Recurring("ttl-purge-daily", "0 3 * * *", ttl_lifecycle, "maintenance", "TTL expiry and purge, daily 03:00 UTC"),
-    Recurring("consolidation-daily", "0 5 * * *", daily_consolidation, "llm", "Daily consolidation, 05:00 UTC"),
-    Recurring("tom-daily", "0 6 * * *", tom_insights, "llm", "Theory-of-mind insights, daily 06:00 UTC"),
-    Recurring("relations-catch-up", "*/10 * * * *", link_pending, "maintenance", "Embed and link new semantic memories, every 10 minutes"),
-    Recurring("reflection-daily", "30 6 * * *", journal_reflection, "llm", "Journal reflection, daily 06:30 UTC"),
-    Recurring("patch-expiry", "15 3 * * *", expire_patches, "maintenance", "Drop consent patches held past 7 days, daily 03:15 UTC"),
-    Recurring("session-reconcile", "*/5 * * * *", reconcile_sessions, "default", "Re-queue stranded sessions, close dead ones, every 5 minutes"),
-    Recurring("mechanic-expiry", "*/5 * * * *", expire_lapsed_grants, "maintenance", "Close lapsed mechanic grants, every 5 minutes"),
-)
+    Recurring("refinement-sweep", "REFINEMENT_CRON", refinement_sweep, "llm", "Weekly refinement sweep", "Monday 04:00 UTC"),
+    Recurring("over-budget-scan", "OVER_BUDGET_SCAN_MINUTES", over_budget_scan, "default", "Over-budget scan", "every 15 minutes"),
+    Recurring("dedup-nightly", "DEDUP_CRON", dedup_all_agents, "maintenance", "Content-blind dedup", "nightly 02:30 UTC"),
+    Recurring("ttl-purge-daily", "TTL_CRON", ttl_lifecycle, "maintenance", "TTL expiry and purge", "daily 03:00 UTC"),
+    Recurring("consolidation-daily", "CONSOLIDATION_CRON", daily_consolidation, "llm", "Daily consolidation", "05:00 UTC"),
+    Recurring("tom-daily", "TOM_INSIGHTS_CRON", tom_insights, "llm", "Theory-of-mind insights", "daily 06:00 UTC"),
+    Recurring("relations-catch-up", "RELATIONS_CATCH_UP_MINUTES", link_pending, "maintenance", "Embed and link new semantic memories", "every 10 minutes"),
+    Recurring("reflection-daily", "REFLECTION_CRON", journal_reflection, "llm", "Journal reflection", "daily 06:30 UTC"),
+    Recurring("patch-expiry", "PATCH_EXPIRY_CRON", expire_patches, "maintenance", "Drop consent patches held past 7 days", "daily 03:15 UTC"),
+    Recurring("session-reconcile", "SESSION_RECONCILE_MINUTES", reconcile_sessions, "default", "Re-queue stranded sessions, close dead ones", "every 5 minutes"),
+    Recurring("mechanic-expiry", "MECHANIC_EXPIRY_MINUTES", expire_lapsed_grants, "maintenance", "Close lapsed mechanic grants", "every 5 minutes"),
+)  # fmt: skip
+
+
+def recurring(config: Mapping[str, Any] | None = None) -> tuple[Recurring, ...]:
+    """RECURRING with the timings configured in `config` (default: the current app's), e.g. REFINEMENT_CRON
+    or OVER_BUDGET_SCAN_MINUTES. A bad value is a ValueError naming its setting."""
+    config = current_app.config if config is None else config
+    return tuple(
+        replace(
+            spec, cron=schedule_cron(spec.setting, config.get(spec.setting, SCHEDULE_DEFAULTS[spec.setting]))
+        )
+        for spec in RECURRING
+    )
 
 
 def _matches(job, spec: Recurring) -> bool:
@@ -69,13 +100,14 @@ def _matches(job, spec: Recurring) -> bool:
     )
 
 
-def reconcile(scheduler: Scheduler) -> dict[str, list[str]]:
-    """Make the scheduled recurring jobs equal RECURRING: add missing, replace changed, drop stale.
+def reconcile(scheduler: Scheduler, specs: tuple[Recurring, ...] | None = None) -> dict[str, list[str]]:
+    """Make the scheduled recurring jobs equal the configured ones (`recurring()`): add missing, replace
+    changed (a new timing too), drop stale.
 
     Running it again changes nothing.
     """
     existing = {job.id: job for job in scheduler.get_jobs() if job.id.startswith(ID_PREFIX)}
-    wanted = {spec.job_id: spec for spec in RECURRING}
+    wanted = {spec.job_id: spec for spec in (recurring() if specs is None else specs)}
     report: dict[str, list[str]] = {"added": [], "replaced": [], "removed": [], "kept": []}
     for job_id, job in existing.items():
         if job_id not in wanted:
@@ -112,5 +144,5 @@ def scheduled(scheduler: Scheduler) -> list[dict]:
     jobs = {job.id: when for job, when in scheduler.get_jobs(with_times=True)}
     return [
         {"name": spec.name, "cron": spec.cron, "queue": spec.queue, "next_run": jobs.get(spec.job_id)}
-        for spec in RECURRING
+        for spec in recurring()
     ]

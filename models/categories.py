@@ -2,8 +2,13 @@
 
 The configuration is a YAML file (the default ships as `console/allowlists.yaml`). An agent may
 read and write only the categories its role lists; an agent with no role, or with a role the file
-does not list, gets the system categories whose context mode is `all`. Memories without a category
-belong to no allowlist.
+does not list, gets the system categories whose context mode is `all`.
+
+Memories without a category (imported core memories, the refinement journal, merges across
+categories) are their owner's own: allowlists govern categories, and an uncategorised memory is in
+none, so `check` never refuses it — the agent reads and manages its own core memories, its identity,
+whatever its role. On the wire the absence of a category is named `uncategorized`, a reserved name no
+configuration may define.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import yaml
+from sqlalchemy import or_
 
 from .errors import DomainError
 
@@ -21,6 +28,7 @@ DEFAULT_CONFIG_PATH = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "console", "allowlists.yaml"
 )
 CONTEXT_MODES = ("all", "rag")
+UNCATEGORIZED = "uncategorized"  # the wire name of "no category" (memory.query, bullets, the delta header)
 
 
 class CategoryNotAllowed(DomainError):
@@ -50,10 +58,17 @@ class CategoryConfig:
             return self.allowlists[role]
         return self.default
 
+    def readable_for(self, role: str | None) -> list[str | None]:
+        """What an agent with this role reaches by default: its allowlist plus its uncategorised memories
+        (None)."""
+        return [*self.allowed_for(role), None]
+
     def check(self, role: str | None, requested: Iterable[str | None]) -> None:
-        """Raise CategoryNotAllowed naming every requested category outside the role's allowlist."""
+        """Raise CategoryNotAllowed naming every requested category outside the role's allowlist.
+
+        None (no category) is never refused: an uncategorised memory is its owner's own."""
         allowed = set(self.allowed_for(role))
-        refused = sorted({c if c is not None else "(none)" for c in requested if c not in allowed})
+        refused = sorted({c for c in requested if c is not None and c not in allowed})
         if refused:
             raise CategoryNotAllowed(
                 "categories outside your allowlist: " + ", ".join(refused), categories=refused
@@ -67,6 +82,19 @@ class CategoryConfig:
             if category is not None and category.rag_length:
                 caps[name] = category.rag_length
         return caps
+
+
+def in_categories(column: Any, categories: Iterable[str | None]) -> Any:
+    """A WHERE clause: `column` is one of these categories, None standing for "no category"."""
+    categories = list(categories)
+    names = [c for c in categories if c is not None]
+    clause = column.in_(names)
+    return or_(clause, column.is_(None)) if len(names) != len(categories) else clause
+
+
+def from_wire(name: str | None) -> str | None:
+    """A category name from a request: `uncategorized` means no category."""
+    return None if name == UNCATEGORIZED else name
 
 
 def _parse(data: object, source: str) -> CategoryConfig:
@@ -83,6 +111,10 @@ def _parse(data: object, source: str) -> CategoryConfig:
             name, context = entry.get("name"), entry.get("context", "rag")
             if not isinstance(name, str) or not name or context not in CONTEXT_MODES:
                 raise ValueError(f"{source}: bad category entry {entry!r}")
+            if name == UNCATEGORIZED:
+                raise ValueError(
+                    f"{source}: {UNCATEGORIZED!r} is reserved: it names memories without a category"
+                )
             rag_length = entry.get("rag_length")
             if rag_length is not None and (not isinstance(rag_length, int) or rag_length < 1):
                 raise ValueError(f"{source}: rag_length of {name} must be a positive integer")

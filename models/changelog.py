@@ -30,6 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import events
+from .categories import in_categories
 from .db import db, utcnow
 from .memory import AgentMemory
 
@@ -191,8 +192,9 @@ def _shorten(text: str) -> str:
     return text if len(text) <= BULLET_CHARS else text[: BULLET_CHARS - 1].rstrip() + "…"
 
 
-def delta_since(agent_id: int, thread_id: str, since_rev: int, categories: list[str]) -> Delta:
-    """The changes after `since_rev` in the caller's allowed categories: at most 3 bullets, newest last.
+def delta_since(agent_id: int, thread_id: str, since_rev: int, categories: list[str | None]) -> Delta:
+    """The changes after `since_rev` in the caller's allowed categories (None: its uncategorised memories):
+    at most 3 bullets, newest last.
 
     Text comes from the memory as it is now, and only while it is active and still in an allowed
     category; a deleted memory is named by id.
@@ -217,7 +219,10 @@ def delta_since(agent_id: int, thread_id: str, since_rev: int, categories: list[
         )  # fmt: skip
         .outerjoin(m, (m.id == e.memory_id) & (m.agent_id == e.agent_id))
         .where(
-            e.agent_id == agent_id, e.thread_id == thread_id, e.rev > since_rev, e.category.in_(categories)
+            e.agent_id == agent_id,
+            e.thread_id == thread_id,
+            e.rev > since_rev,
+            in_categories(e.category, categories),
         )
         .order_by(e.rev.desc())
         .limit(MAX_BULLETS)

@@ -7,10 +7,11 @@ deferred writes are buffered and inserted in batches, off the request's hot path
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, insert
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, case, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .access import batch
@@ -18,7 +19,8 @@ from .db import db, utcnow
 
 NODES = ("hotpath", "context", "episodic", "worker", "console")
 # Audit actions -> the op of spec 003 §14 (classify | search | create | update | merge | delete, plus ttl,
-# restore and rollback). Actions that change no memory text or state an agent would see are not events.
+# restore, rollback and link). Actions that change nothing an agent would see are not events (a relation edge
+# is: memory.query returns linked memories).
 OPS = {
     "create": "create",
     "import": "create",
@@ -33,7 +35,9 @@ OPS = {
     "rollback": "rollback",
     "ttl_expire": "ttl",
     "purge": "ttl",
+    "link": "link",
 }
+WINDOWS = {"last_24h": timedelta(hours=24), "last_7d": timedelta(days=7)}
 
 
 class OpEvent(db.Model):
@@ -57,13 +61,14 @@ class OpEvent(db.Model):
     ts: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
-def node_for(actor: str, session_id: int | None) -> str:
-    """The agent API is the hot path; sessions and jobs are workers; admins act in the console."""
+def node_for(actor: str, session_id: int | None, memory_type: str | None = None) -> str:
+    """The agent API is the hot path, and its writes of episodic memories the episodic node; sessions and
+    jobs are workers; admins act in the console."""
     if actor.startswith("admin:"):
         return "console"
     if actor.startswith("system:") or session_id is not None:
         return "worker"
-    return "hotpath"
+    return "episodic" if memory_type == "episodic" else "hotpath"
 
 
 def _event_row(record: Any) -> dict[str, Any] | None:
@@ -75,7 +80,7 @@ def _event_row(record: Any) -> dict[str, Any] | None:
         "agent_id": record.agent_id,
         "user_id": snap.get("user_id"),
         "thread_id": snap.get("thread_id"),
-        "node": node_for(record.actor, record.session_id),
+        "node": node_for(record.actor, record.session_id, snap.get("memory_type")),
         "op": op,
         "status": "ok",
         "memory_id": record.memory_id,
@@ -127,3 +132,33 @@ def note(
             }
         ]
     )
+
+
+@dataclass(frozen=True)
+class EventCount:
+    node: str
+    op: str
+    last_24h: int
+    last_7d: int
+
+
+def counts(agent_id: int | None = None, now: datetime | None = None) -> list[EventCount]:
+    """Events by node and op over the last 24 hours and 7 days (spec 003 §14's "basic counts by op/node over
+    time"), for one agent or all; one aggregate over the 7-day window, ordered by node then op. Buffered
+    events (searches, refused or held writes) count once their batch is written, within seconds."""
+    now = now or utcnow()
+    day = now - WINDOWS["last_24h"]
+    stmt = (
+        select(
+            OpEvent.node,
+            OpEvent.op,
+            func.sum(case((OpEvent.ts >= day, 1), else_=0)).label("last_24h"),
+            func.count().label("last_7d"),
+        )
+        .where(OpEvent.ts >= now - WINDOWS["last_7d"], OpEvent.ts <= now)
+        .group_by(OpEvent.node, OpEvent.op)
+        .order_by(OpEvent.node, OpEvent.op)
+    )
+    if agent_id is not None:
+        stmt = stmt.where(OpEvent.agent_id == agent_id)
+    return [EventCount(r.node, r.op, int(r.last_24h or 0), int(r.last_7d)) for r in db.session.execute(stmt)]

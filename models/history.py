@@ -1,6 +1,7 @@
 """A memory's history (spec 003 §8), read from the audit log, for the agent that owns it.
 
-Audit actions map to spec 003's events: ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK, TTL. Each
+Audit actions map to spec 003's events: ADD, UPDATE, DELETE, MERGE, LINK, RESTORE, ROLLBACK, TTL (a LINK
+names the memories a relation edge joined and its strength; no state changes). Each
 event carries the before and after state with the text resolved from `audit_contents`; a purged
 memory's text is gone for good and shows as redacted. Callers must have checked ownership: the
 text is the owner's own and goes to no one else.
@@ -15,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from .audit import AuditContent, AuditLog
+from .categories import in_categories
 from .db import db
 from .errors import NotFound
 from .memory import AgentMemory
@@ -34,6 +36,7 @@ EVENTS = {
     "rollback": "ROLLBACK",
     "ttl_expire": "TTL",
     "purge": "TTL",
+    "link": "LINK",
 }
 STATE_FIELDS = (
     "memory_type",
@@ -63,6 +66,7 @@ META_KEYS = (
     "patch_id",
     "consent",
     "tombstone",
+    "linked",
 )
 
 
@@ -160,8 +164,8 @@ def last_known_category(agent_id: int, memory_id: int) -> str | None:
 EXPORT_BATCH = 200
 
 
-def export_user(agent_id: int, user_id: str, categories: list[str]) -> Iterator[dict[str, Any]]:
-    """Every memory of this agent about `user_id` in the allowed categories, active and soft-deleted
+def export_user(agent_id: int, user_id: str, categories: list[str | None]) -> Iterator[dict[str, Any]]:
+    """Every memory of this agent about `user_id` in the allowed categories (None: without one), active and soft-deleted
     (flagged), each with its history; read in keyset batches so memory stays flat."""
     after_id = 0
     while True:
@@ -170,7 +174,7 @@ def export_user(agent_id: int, user_id: str, categories: list[str]) -> Iterator[
             .where(
                 AgentMemory.agent_id == agent_id,
                 AgentMemory.user_id == user_id,
-                AgentMemory.category.in_(categories),
+                in_categories(AgentMemory.category, categories),
                 AgentMemory.id > after_id,
             )
             .order_by(AgentMemory.id)

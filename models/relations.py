@@ -31,10 +31,17 @@ from .db import db, utcnow
 
 
 class MemoryEmbedding(db.Model):
-    """One vector per memory (float32 bytes in a plain column: pgvector is not available everywhere)."""
+    """One vector per memory (float32 bytes in a plain column: pgvector is not available everywhere).
+
+    Written by the embedding jobs (jobs/embeddings.py, jobs/relations.py); `created_at` is when the vector
+    was (re)computed, which is what memory.query's in-process matrices refresh by."""
 
     __tablename__ = "memory_embeddings"
-    __table_args__ = (Index("ix_memory_embeddings_agent_model", "agent_id", "model"),)
+    __table_args__ = (
+        Index("ix_memory_embeddings_agent_model", "agent_id", "model"),
+        # memory.query's matrices refresh from the rows embedded since their last look (models/vectors.py).
+        Index("ix_memory_embeddings_agent_created", "agent_id", "created_at"),
+    )
 
     memory_id: Mapped[int] = mapped_column(
         ForeignKey("agent_memories.id", ondelete="CASCADE"), primary_key=True
@@ -98,7 +105,7 @@ def neighbours(
     agent_id: int,
     sources: Sequence[int],
     *,
-    categories: Iterable[str] | None = None,
+    categories: Iterable[str | None] | None = None,
     where: Sequence = (),
     params: Mapping[str, Any] | None = None,
     limit: int = 2,
@@ -106,7 +113,7 @@ def neighbours(
     """The `limit` strongest active neighbours of `sources` (spec 003 §2's "1-2 related bullets").
 
     Only the agent's own memories, never one of `sources`, only within `categories` when given (the
-    caller's allowlist) and the extra `where` clauses on the memory, binding `params` (the request's filters), strongest
+    caller's allowlist; None: memories without a category) and the extra `where` clauses on the memory, binding `params` (the request's filters), strongest
     edge first, each neighbour once. One query.
     """
     from .memory import AgentMemory  # late: memory imports db too, keep this module light
@@ -133,7 +140,9 @@ def neighbours(
         .limit(limit * len(sources))  # a neighbour repeats at most once per source
     )
     if categories is not None:
-        stmt = stmt.where(AgentMemory.category.in_(list(categories)))
+        from .categories import in_categories
+
+        stmt = stmt.where(in_categories(AgentMemory.category, categories))
     found: dict[int, Neighbour] = {}
     for memory_id, category, content, related_to, strength in db.session.execute(stmt, dict(params or {})):
         if memory_id not in found:
