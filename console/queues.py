@@ -8,14 +8,22 @@ from typing import Any
 
 import redis
 from flask import Flask, current_app
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError, TimeoutError
+from redis.retry import Retry
+from redis.sentinel import Sentinel
 from rq import Queue
 
 from . import embedded_redis
 
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 # Queues are named by purpose so they scale separately.
-QUEUE_TIMEOUTS = {"default": 300, "llm": 1800, "maintenance": 3600}
+# `interactive` carries what an admin asked for just now (a refinement triggered from the console or
+# the CLI: the same job as on `llm`, hence the same timeout); workers take it first.
+QUEUE_TIMEOUTS = {"interactive": 1800, "default": 300, "llm": 1800, "maintenance": 3600}
 FAILURE_TTL = 7 * 24 * 3600
+# Retries of one Redis command while Sentinel fails over (backoff 0.1 s doubling to 2 s: about 20 s in all).
+SENTINEL_RETRIES = 12
 
 
 class RQ:
@@ -23,6 +31,9 @@ class RQ:
 
     def __init__(self, app: Flask) -> None:
         self._configured_url = app.config.get("REDIS_URL")
+        self._sentinels = parse_sentinels(app.config.get("REDIS_SENTINELS"))
+        self._sentinel_master = app.config.get("REDIS_SENTINEL_MASTER") or "mymaster"
+        self._sentinel_db = int(app.config.get("REDIS_SENTINEL_DB") or 0)
         self._embedded_dir = app.config.get("EMBEDDED_REDIS_DIR") or os.path.join(app.instance_path, "redis")
         self._names = tuple(app.config["RQ_QUEUES"])
         self._connection: redis.Redis | None = None
@@ -40,9 +51,31 @@ class RQ:
     @property
     def connection(self) -> redis.Redis:
         if self._connection is None:
-            self.url = self._resolve_url()
-            self._connection = redis.Redis.from_url(self.url)
+            if self._sentinels:
+                self._connection = self._sentinel_connection()
+            else:
+                self.url = self._resolve_url()
+                self._connection = redis.Redis.from_url(self.url)
         return self._connection
+
+    def _sentinel_connection(self) -> redis.Redis:
+        """The current master of `REDIS_SENTINEL_MASTER`, as the Sentinels report it.
+
+        The client's pool asks the Sentinels again whenever a connection to the old master fails, and
+        each command is retried with backoff for about as long as a failover takes (`down-after-milliseconds`
+        plus the election), so a job enqueued during a failover waits for the new master instead of failing.
+        """
+        sentinel = Sentinel(self._sentinels, socket_timeout=1.0, socket_connect_timeout=1.0)
+        self.url = "sentinel://" + ",".join(f"{host}:{port}" for host, port in self._sentinels)
+        self.url += f"/{self._sentinel_master}/{self._sentinel_db}"
+        return sentinel.master_for(
+            self._sentinel_master,
+            db=self._sentinel_db,
+            socket_timeout=5.0,
+            socket_connect_timeout=1.0,
+            retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), SENTINEL_RETRIES),
+            retry_on_error=[ConnectionError, TimeoutError],
+        )
 
     def queue(self, name: str) -> Queue:
         if name not in self._names:
@@ -62,6 +95,20 @@ class RQ:
         kwargs.setdefault("job_timeout", QUEUE_TIMEOUTS.get(queue, 300))
         kwargs.setdefault("failure_ttl", FAILURE_TTL)
         return self.queue(queue).enqueue(func, *args, **kwargs)
+
+
+def parse_sentinels(value: str | None) -> list[tuple[str, int]]:
+    """`REDIS_SENTINELS`: "host:port,host:port" (IPv6 hosts in brackets, "[::1]:26379")."""
+    sentinels = []
+    for item in (value or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        host, sep, port = item.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ValueError(f"REDIS_SENTINELS: {item!r} is not host:port")
+        sentinels.append((host.strip("[]"), int(port)))
+    return sentinels
 
 
 def init_app(app: Flask) -> None:

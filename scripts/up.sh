@@ -30,7 +30,7 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
-$FLASK rq worker default llm maintenance >instance/worker.log 2>&1 & pids+=($!)
+$FLASK rq worker >instance/worker.log 2>&1 & pids+=($!)
 $FLASK rq scheduler >instance/scheduler.log 2>&1 & pids+=($!)
 
 echo

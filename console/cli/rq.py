@@ -42,7 +42,7 @@ def rq_cli() -> None:
 @click.option("--name", default=None, help="Worker name (default: RQ's own).")
 @with_appcontext
 def worker_command(queues: tuple[str, ...], burst: bool, name: str | None) -> None:
-    """Work QUEUES (default: all of default, llm, maintenance)."""
+    """Work QUEUES (default: all of interactive, default, llm, maintenance, in that order)."""
     rq = get_rq()
     selected = [rq.queue(q) for q in queues] if queues else rq.queues
     worker = AppWorker(selected, connection=rq.connection, name=name)
