@@ -53,6 +53,32 @@ def run_parts(parts: list[str], quick: bool) -> None:
                  "--requests", "1000" if quick else "3000", "--json", str(RESULTS / f"api_{size}.json")],
                 3600,
             )  # fmt: skip
+    if "ledger" in parts:
+        _run("ledger", [PYTHON, "-m", "bench.ledger", *q, "--json", str(RESULTS / "ledger.json"),
+                        "--section", str(RESULTS / "ledger.section.md")], 1800)  # fmt: skip
+    if "checkpointers" in parts:
+        _run("checkpointers", [PYTHON, "-m", "bench.checkpointers", *q, "--json", str(RESULTS / "checkpointers.json"),
+                               "--section", str(RESULTS / "checkpointers.section.md")], 1800)  # fmt: skip
+    if "quality" in parts:  # with the local-embeddings extra installed; lexical and BM25 only without it
+        _run("quality", [PYTHON, "-m", "bench.retrieval_quality", "--json", str(RESULTS / "quality.json"),
+                         "--section", str(RESULTS / "quality.section.md")], 1800)  # fmt: skip
+    if "nl" in parts:  # natural-language questions in-process, then read-only throughput over HTTP
+        nl_section = ["--section", str(RESULTS / "nl.section.md")]
+        for database, size in (("sqlite", 10_000), ("postgresql", 100_000), ("postgresql", 1_000_000)):
+            if quick and size > 10_000:
+                continue
+            extra = ["--no-vectors"] if size > 100_000 else []  # lexical at 1M: the issue's goal
+            _run(f"nl {database} {size:,}", [PYTHON, "-m", "bench.nl_latency", "--database", database,
+                 "--memories", str(size), *extra, "--json", str(RESULTS / f"nl_{database}_{size}.json"),
+                 *nl_section], 3600)  # fmt: skip
+        _run("reads 100,000", ["env", "RATELIMIT_ENABLED=0", PYTHON, "bench/api_load.py", "--memories", "10000" if quick else "100000",
+             "--read-only", "--questions", "--clients", "1,8", "--requests", "1000" if quick else "3000",
+             "--json", str(RESULTS / "reads_100000.json")], 3600)  # fmt: skip
+        _run("nl section", [PYTHON, "-c", "from bench.nl_latency import section, RESULTS; "
+             "(RESULTS / 'nl.section.md').write_text(section(RESULTS))"], 60)  # fmt: skip
+    if "peers" in parts:  # needs the bench-peers extra
+        _run("peers", [PYTHON, "-m", "bench.peers", "--json", str(RESULTS / "peers.json"),
+                       "--section", str(RESULTS / "peers.section.md")], 3600)  # fmt: skip
     if "console" in parts:
         size = ["--agents", "1000", "--memories", "100000"] if quick else []
         _run("console", [PYTHON, "bench/console_pages.py", *size, "--runs", "10" if quick else "20",
@@ -91,7 +117,9 @@ def _api_rows() -> list[dict]:
 def render() -> str:
     core, extras, console = _load("core.json") or [], _load("extras.json") or [], _load("console.json")
     api = _api_rows()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
     out = [
         "# Benchmarks",
         "",
@@ -110,7 +138,12 @@ def render() -> str:
     if core:
         out += ["## Core (`python -m bench.core`)", "", *_table(core), ""]
     if extras:
-        out += ["## Relations, checkpoints, prompt prefix (`python -m bench.extras`)", "", *_table(extras), ""]
+        out += [
+            "## Relations, checkpoints, prompt prefix (`python -m bench.extras`)",
+            "",
+            *_table(extras),
+            "",
+        ]
     if api:
         out += [
             "## memory.query over HTTP (`python bench/api_load.py --memories N --clients 1,4`)",
@@ -132,12 +165,17 @@ def render() -> str:
         out += [
             "## Console pages (`python bench/console_pages.py`)",
             "",
-            "Data set: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + ". Flask test client, signed in.",
+            "Data set: "
+            + ", ".join(f"{n:,} {t}" for t, n in counts.items())
+            + ". Flask test client, signed in.",
             "",
             "| page | median ms | p95 ms | runs |",
             "| --- | ---: | ---: | ---: |",
         ]
-        out += [f"| {r['page']} | {r['median_ms']:.1f} | {r['p95_ms']:.1f} | {r['runs']} |" for r in console["results"]]
+        out += [
+            f"| {r['page']} | {r['median_ms']:.1f} | {r['p95_ms']:.1f} | {r['runs']} |"
+            for r in console["results"]
+        ]
         out.append("")
     # Sections other benchmark scripts write themselves (each names the command that produced it).
     for section in sorted(RESULTS.glob("*.section.md")):
@@ -149,7 +187,10 @@ def render() -> str:
 
 
 def _table(rows: list[dict]) -> list[str]:
-    lines = ["| measurement | size | median | p95 | runs | goal |", "| --- | --- | ---: | ---: | ---: | --- |"]
+    lines = [
+        "| measurement | size | median | p95 | runs | goal |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
     for r in rows:
         unit = r.get("unit", "ms")
         lines.append(
@@ -168,25 +209,47 @@ def _pick(rows: list[dict], name: str, size: str | None = None) -> dict | None:
 
 def _summary(core, extras, api, console) -> list[str]:
     """The issue's rows, each against its goal."""
-    lines = ["## Against the goals", "", "| what | size | figure | goal | met |", "| --- | --- | --- | --- | --- |"]
+    lines = [
+        "## Against the goals",
+        "",
+        "| what | size | figure | goal | met |",
+        "| --- | --- | --- | --- | --- |",
+    ]
 
     def add(what: str, size: str, figure: str, goal: str, met: bool | None) -> None:
-        lines.append(f"| {what} | {size} | {figure} | {goal} | {'yes' if met else 'no' if met is False else '—'} |")
+        lines.append(
+            f"| {what} | {size} | {figure} | {goal} | {'yes' if met else 'no' if met is False else '—'} |"
+        )
 
     for size in API_SIZES:
         one = [r for r in api if r["size"] == size and r["clients"] == 1 and r["kind"] == "bullets (all)"]
         if one:
             r = one[0]
-            add("memory.query p95 (1 client)", f"{size:,} memories", f"p50 {r['p50']} / p95 {r['p95']} / "
-                f"p99 {r['p99']} ms", "p95 ≤ 15 ms at 100k", r["p95"] <= 15 if size == 100_000 else None)
+            add(
+                "memory.query p95 (1 client)",
+                f"{size:,} memories",
+                f"p50 {r['p50']} / p95 {r['p95']} / p99 {r['p99']} ms",
+                "p95 ≤ 15 ms at 100k",
+                r["p95"] <= 15 if size == 100_000 else None,
+            )
     for r in core:
         if r["name"] == "refinement tool call (DB + audit + breaker)":
-            add("refinement tool call", r["size"], f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}",
-                "≤ 5 ms per op, flat", r["median_ms"] <= 5)
+            add(
+                "refinement tool call",
+                r["size"],
+                f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}",
+                "≤ 5 ms per op, flat",
+                r["median_ms"] <= 5,
+            )
     scan = _pick(core, "over-budget scan", "10,000 agents")
     if scan:
-        add("over-budget scan", scan["size"], f"median {_fmt(scan['median_ms'])}, p95 {_fmt(scan['p95_ms'])}",
-            "≤ 100 ms", scan["p95_ms"] <= 100)
+        add(
+            "over-budget scan",
+            scan["size"],
+            f"median {_fmt(scan['median_ms'])}, p95 {_fmt(scan['p95_ms'])}",
+            "≤ 100 ms",
+            scan["p95_ms"] <= 100,
+        )
     dedup = [r for r in core if r["name"].startswith("nightly content-blind dedup, first")]
     if dedup:
         r = dedup[-1]
@@ -194,28 +257,93 @@ def _summary(core, extras, api, console) -> list[str]:
     for name, goal, limit in (("session rollback", "≤ 50 ms", 50), ("point-in-time restore", "≤ 2 s", 2000)):
         r = _pick(core, name)
         if r:
-            add(name, r["size"], f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}", goal, r["p95_ms"] <= limit)
+            add(
+                name,
+                r["size"],
+                f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}",
+                goal,
+                r["p95_ms"] <= limit,
+            )
     for r in extras:
         goal = r.get("goal") or ""
         limit = {"≤ 0.2 ms": 0.2, "≤ 5 ms": 5.0}.get(goal.split(" per")[0].split(",")[0].strip())
         if r.get("unit") == "%" and goal:
             add(r["name"], r["size"], _fmt(r["median_ms"], "%"), goal, r["median_ms"] >= 90)
         elif limit is not None:
-            add(r["name"], r["size"], f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}", goal,
-                r["p95_ms"] <= limit)
+            add(
+                r["name"],
+                r["size"],
+                f"median {_fmt(r['median_ms'])}, p95 {_fmt(r['p95_ms'])}",
+                goal,
+                r["p95_ms"] <= limit,
+            )
+    for r in _load("ledger.json") or []:
+        paged = r["paged"]
+        add("refinement prompt, largest turn (ledger paging)", f"{r['size']:,} core memories",
+            f"{paged['max_turn']:,} tokens; {paged['pages']} page(s); session {paged['session']:,} "
+            f"(unpaged turn {r['unpaged']['max_turn']:,})", f"≤ {r['limit']:,} (REFINEMENT_LEDGER_MAX_TOKENS)",
+            paged["max_turn"] <= r["limit"])  # fmt: skip
+    for run in sorted(
+        (json.loads(f.read_text()) for f in RESULTS.glob("nl_*.json")), key=lambda r: r["memories"]
+    ):
+        lexical, hybrid = run["cases"].get("lexical"), run["cases"].get("hybrid")
+        limit = 25 if run["memories"] >= 1_000_000 else 10
+        size = f"{run['memories']:,} memories, {run['database']}"
+        if lexical:
+            add("natural-language question, lexical (in-process)", size, f"p50 {lexical['p50']} / p95 "
+                f"{lexical['p95']} ms", f"p95 ≤ {limit} ms", lexical["p95"] <= limit)  # fmt: skip
+        if lexical and hybrid:
+            extra = round(hybrid["p95"] - lexical["p95"], 2)
+            add(
+                "hybrid over lexical, p95 (query embedding apart)",
+                size,
+                f"+{extra} ms",
+                "≤ +3 ms",
+                extra <= 3,
+            )
+    reads = _load("reads_100000.json")
+    for round_ in (reads or {}).get("rounds", []):
+        if round_["clients"] == 8:
+            rps = round_["summary"]["all"]["rps"]
+            add("read-only throughput, 8 clients over gunicorn", "100,000 memories", f"{rps} req/s", "≥ 300 req/s",
+                rps >= 300)  # fmt: skip
+    quality = _load("quality.json")
+    if quality:
+        rows = {(r["database"], r["method"]): r for r in quality["rows"]}
+        bm25 = rows.get(("any", "BM25 (rank-bm25)"))
+        for database in ("sqlite", "postgresql"):
+            lexical, hybrid = rows.get((database, "lexical")), rows.get((database, "hybrid (default)"))
+            if bm25 and hybrid:
+                gain = round(hybrid["recall@10"] - bm25["recall@10"], 1)
+                add(f"hybrid recall@10 over BM25 ({quality['embedder']})", database, f"+{gain} points",
+                    "≥ +15 points", gain >= 15)  # fmt: skip
+            if bm25 and lexical:
+                add("lexical recall@10 against BM25", database, f"{lexical['recall@10']} vs {bm25['recall@10']}",
+                    "never below BM25", lexical["recall@10"] >= bm25["recall@10"])  # fmt: skip
     if console:
         worst = max(console["results"], key=lambda r: r["p95_ms"])
         counts = console.get("counts", {})
-        add("console pages (worst p95)", f"{counts.get('agents', 0):,} agents / {counts.get('agent_memories', 0):,} "
-            f"memories", f"{worst['page']}: p95 {worst['p95_ms']:.1f} ms", "≤ 100 ms", worst["p95_ms"] <= 100)
+        add(
+            "console pages (worst p95)",
+            f"{counts.get('agents', 0):,} agents / {counts.get('agent_memories', 0):,} memories",
+            f"{worst['page']}: p95 {worst['p95_ms']:.1f} ms",
+            "≤ 100 ms",
+            worst["p95_ms"] <= 100,
+        )
     return [*lines, ""]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: a rehearsal, not the figures")
-    parser.add_argument("--parts", default="core,extras,api,console", help="comma-separated subset")
-    parser.add_argument("--render", action="store_true", help="only rewrite docs/benchmarks.md from bench/results")
+    parser.add_argument(
+        "--parts",
+        default="core,extras,ledger,checkpointers,api,quality,nl,console",
+        help="comma-separated subset (also: peers, with the bench-peers extra)",
+    )
+    parser.add_argument(
+        "--render", action="store_true", help="only rewrite docs/benchmarks.md from bench/results"
+    )
     args = parser.parse_args()
     if not args.render:
         run_parts([p.strip() for p in args.parts.split(",") if p.strip()], args.quick)

@@ -257,13 +257,20 @@ MIX = [("bullets", 0.60), ("bullets_filtered", 0.10), ("bullets_delta", 0.05), (
 
 def plan_requests(args, corpus: Corpus) -> list[tuple[str, dict]]:
     rng = random.Random(args.seed + 2)
-    kinds, weights = zip(*MIX, strict=True)
+    mix = [(k, w) for k, w in MIX if k not in ("create", "update", "delete")] if args.read_only else MIX
+    kinds, weights = zip(*mix, strict=True)
+    asked = None
+    if args.questions:  # whole natural-language questions (bench/nl_latency.py) instead of 1-3 keywords
+        from bench.nl_latency import questions
+
+        asked = questions(corpus, args.requests, seed=args.seed + 3)
     plan = []
-    for _ in range(args.requests):
+    for n in range(args.requests):
         kind = rng.choices(kinds, weights=weights)[0]
         body: dict = {}
         if kind.startswith("bullets") or kind == "full":
-            body = {"query": corpus.query(rng), "top_k": rng.choice([3, 5, 10]), "budget_tokens": 512}
+            text = asked[n] if asked else corpus.query(rng)
+            body = {"query": text, "top_k": rng.choice([3, 5, 10]), "budget_tokens": 512}
             if kind == "full":
                 body["return"] = "full"
             if kind == "bullets_filtered":
@@ -489,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target-p95-ms", type=float, default=15.0)
     parser.add_argument("--reuse", action="store_true", help="reuse the seeded database of a --keep run")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--read-only", action="store_true", help="queries only: no creates, updates or deletes")
+    parser.add_argument("--questions", action="store_true",
+                        help="natural-language questions of 8-20 words instead of 1-3 keywords")  # fmt: skip
     parser.add_argument("--json", help="also write the summary (per client count) to this file")
     parser.add_argument("--access-log", help="gunicorn access log (method, path, status, microseconds)")
     parser.add_argument("--server-root", default=ROOT,

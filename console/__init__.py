@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import Flask, jsonify
+from flask import Flask
 
 from models.db import configure_engine
 
@@ -21,6 +21,9 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     os.makedirs(app.instance_path, exist_ok=True)
     app.config.from_mapping(Config(app.instance_path, config).as_dict())
+    from .web.inputs import install_converters
+
+    install_converters(app)  # bounded <int:...> ids: before any route is added
 
     db.init_app(app)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR)
@@ -31,11 +34,13 @@ def create_app(config: dict | None = None) -> Flask:
         configure_engine(db.engine)  # SQLite pragmas, BEGIN IMMEDIATE for writes, the guard function
     _configure_logging(app)
 
-    from models import User
+    from models.user import user_by_session_token
 
     @login_manager.user_loader
-    def load_user(user_id: str):
-        return db.session.get(User, int(user_id)) if user_id.isdigit() else None
+    def load_user(session_token: str):
+        # The cookie carries the admin's current session token (Flask-Login's alternative id): a
+        # token rotated by sign-out or a password change names nobody (README, "Security").
+        return user_by_session_token(session_token)
 
     from .errors import register_error_handlers
     from .web import register_console
@@ -50,11 +55,10 @@ def create_app(config: dict | None = None) -> Flask:
     from .cli import register_commands
 
     register_commands(app)
+    from . import health, limits
 
-    @app.get("/healthz")
-    def healthz():
-        return jsonify(status="ok")
-
+    health.init_app(app)
+    limits.init_app(app)  # last: it attaches to the sign-in views and the API blueprint
     return app
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 
 
 class Config:
@@ -18,16 +19,45 @@ class Config:
         # Unset: use a Redis on 127.0.0.1:6379 if one answers, else start the embedded one.
         # "embedded" forces the embedded server (tests, demo).
         self.REDIS_URL = env.get("REDIS_URL") or None
+        # Redis through Sentinel (README, "Scaling out"): when set, REDIS_URL is not used for the queues.
+        self.REDIS_SENTINELS = env.get("REDIS_SENTINELS") or None
+        self.REDIS_SENTINEL_MASTER = env.get("REDIS_SENTINEL_MASTER", "mymaster")
+        self.REDIS_SENTINEL_DB = int(env.get("REDIS_SENTINEL_DB", 0))
         self.SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True}
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SESSION_COOKIE_SECURE = env.get("SESSION_COOKIE_SECURE", "0") == "1"
         self.REMEMBER_COOKIE_HTTPONLY = True
-        self.RQ_QUEUES = ("default", "llm", "maintenance")
+        # Sign-in (README, "Security"): a session lasts at most this long, and ends sooner when idle.
+        self.PERMANENT_SESSION_LIFETIME = timedelta(
+            seconds=int(env.get("PERMANENT_SESSION_LIFETIME", 12 * 3600))
+        )
+        self.SESSION_IDLE_MINUTES = float(env.get("SESSION_IDLE_MINUTES", 30))
+        # Rate limits (Flask-Limiter): failed sign-ins per client address and per email tried, and
+        # agent API calls per token. Storage: RATELIMIT_STORAGE_URI, else the app's Redis (console/limits.py).
+        self.RATELIMIT_ENABLED = env.get("RATELIMIT_ENABLED", "1") == "1"
+        self.RATELIMIT_STORAGE_URI = env.get("RATELIMIT_STORAGE_URI") or None
+        self.LOGIN_RATE_LIMIT = env.get("LOGIN_RATE_LIMIT", "5/minute;30/hour")
+        self.API_RATE_LIMIT = env.get("API_RATE_LIMIT", "600/minute")
+        # Storage quotas per agent (models/quotas.py).
+        self.MAX_MEMORIES_PER_AGENT = int(env.get("MAX_MEMORIES_PER_AGENT", 100_000))
+        self.MAX_CHECKPOINT_BYTES_PER_AGENT = int(env.get("MAX_CHECKPOINT_BYTES_PER_AGENT", 64 * 1024 * 1024))
+        # Workers take queues in this order (README, "Queues"): an admin's own request first, so a burst of
+        # scheduled or background work never delays it.
+        self.RQ_QUEUES = ("interactive", "default", "llm", "maintenance")
         # Refinement sessions: bounds on the model loop and the single-flight lock.
         self.REFINEMENT_MAX_TURNS = int(env.get("REFINEMENT_MAX_TURNS", 30))
         self.REFINEMENT_WALL_SECONDS = float(env.get("REFINEMENT_WALL_SECONDS", 900))
         self.REFINEMENT_LOCK_TTL = float(env.get("REFINEMENT_LOCK_TTL", 30))
+        # A ledger larger than this many tokens is shown in pages (README, "Large ledgers"): sized for a
+        # 128k-token model, leaving ~80k for the rules, the tools and up to 30 turns of conversation.
+        self.REFINEMENT_LEDGER_MAX_TOKENS = int(env.get("REFINEMENT_LEDGER_MAX_TOKENS", 48_000))
+        # Recurring jobs (jobs/schedule.py): a cron string (UTC) or an interval in minutes each; checked here,
+        # so a bad value stops the app at start with the setting's name, and reconciled by `rq scheduler`.
+        for name, default in SCHEDULE_DEFAULTS.items():
+            value = env.get(name, default)
+            minutes = name.endswith("_MINUTES") and str(value).strip().isdigit()
+            setattr(self, name, int(value) if minutes else value)
         self.LLM_TIMEOUT = float(env.get("LLM_TIMEOUT", 120))
         self.LLM_MAX_RETRIES = int(env.get("LLM_MAX_RETRIES", 4))
         self.LLM_OFFLINE = env.get("LLM_OFFLINE", "0") == "1"
@@ -43,12 +73,60 @@ class Config:
             setattr(self, key, value)
         if "DATABASE_URL" in (overrides or {}):
             self.SQLALCHEMY_DATABASE_URI = normalise_database_url(overrides["DATABASE_URL"])
+        # A streaming replica for console pages and memory.query reads (models/db.py, "read replica").
+        replica = (overrides or {}).get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
+        self.DATABASE_REPLICA_URL = replica or None
+        if replica:
+            self.SQLALCHEMY_BINDS = {"replica": normalise_database_url(replica)}
+        if self.SQLALCHEMY_DATABASE_URI.startswith("postgresql") and "connect_args" not in self.SQLALCHEMY_ENGINE_OPTIONS:
+            # A database host that stops answering is a 503 within seconds, not a hung worker.
+            self.SQLALCHEMY_ENGINE_OPTIONS = {**self.SQLALCHEMY_ENGINE_OPTIONS, "connect_args": {"connect_timeout": 5}}
+        for name in SCHEDULE_DEFAULTS:
+            schedule_cron(name, getattr(self, name))
         if self.SQLALCHEMY_DATABASE_URI.startswith("sqlite"):
             # SQLite enforces foreign keys and waits for the writer instead of failing at once.
             self.SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
 
     def as_dict(self) -> dict:
         return {k: v for k, v in vars(self).items() if k.isupper()}
+
+
+# The timing of every recurring job: `*_CRON` is a cron string read as UTC, `*_MINUTES` an interval in minutes.
+SCHEDULE_DEFAULTS: dict[str, str | int] = {
+    "REFINEMENT_CRON": "0 4 * * 1",  # the weekly sweep: Monday 04:00
+    "OVER_BUDGET_SCAN_MINUTES": 15,
+    "DEDUP_CRON": "30 2 * * *",
+    "TTL_CRON": "0 3 * * *",
+    "PATCH_EXPIRY_CRON": "15 3 * * *",
+    "CONSOLIDATION_CRON": "0 5 * * *",
+    "TOM_INSIGHTS_CRON": "0 6 * * *",
+    "REFLECTION_CRON": "30 6 * * *",
+    "RELATIONS_CATCH_UP_MINUTES": 10,
+    "SESSION_RECONCILE_MINUTES": 5,
+    "MECHANIC_EXPIRY_MINUTES": 5,
+}
+
+
+def schedule_cron(name: str, value: object) -> str:
+    """The cron string a schedule setting stands for; ValueError naming the setting when it is not one.
+
+    An interval of N minutes is `*/N * * * *` (runs at the minutes of the hour divisible by N, so values
+    that divide 60 are evenly spaced); 60 is hourly, on the hour."""
+    from crontab import CronTab  # rq-scheduler's own cron parser
+
+    if name.endswith("_MINUTES"):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 60:
+            raise ValueError(f"{name} must be a whole number of minutes from 1 to 60, not {value!r}")
+        return "0 * * * *" if value == 60 else f"*/{value} * * * *"
+    if not isinstance(value, str) or len(value.split()) != 5:
+        raise ValueError(
+            f"{name} must be a cron string of five fields (minute hour day month weekday), not {value!r}"
+        )
+    try:
+        CronTab(value)
+    except ValueError as err:
+        raise ValueError(f"{name}: {value!r} is not a valid cron string ({err})") from None
+    return " ".join(value.split())
 
 
 def normalise_database_url(url: str) -> str:

@@ -20,18 +20,31 @@ from redis.exceptions import RedisError
 from redis.lock import Lock
 from rq import get_current_job
 from rq.job import Job, JobStatus
-from sqlalchemy import func, select, update
+from sqlalchemy import exists, func, select, update
+from sqlalchemy.orm import aliased
 
 from console.queues import get_rq
-from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
+from models import Agent, AgentMemory, AuditLog, RefinementSession, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
+from models.db import estimate_tokens
 from models.mutations import dedup_for_agent
-from models.refinement import TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
+from models.refinement import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
 from models.session import account_turn, finish_session, set_baseline, start_session
 from models.session import count as count_stat
 
-from .llm import model_for, parse_consent
-from .prompts import KICKOFF, NUDGE, consent_prompt, refinement_prompt
+from .ledger import DEFAULT_MAX_TOKENS as DEFAULT_LEDGER_MAX_TOKENS
+from .ledger import MIN_MAX_TOKENS, LedgerEntry, Page, plan_pages
+from .llm import OFFLINE_LABEL, ModelNotConfigured, model_for, parse_consent
+from .prompts import (
+    KICKOFF,
+    NUDGE,
+    PAGE_KICKOFF,
+    consent_prompt,
+    ledger_line,
+    paged_refinement_prompt,
+    refinement_prompt,
+)
+from .relations import agent_vectors, embed_memories
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +157,17 @@ def run_refinement(agent_id: int, trigger: str = "manual", session_id: int | Non
 
 
 def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool) -> dict:
-    model = model_for(agent)
     job = get_current_job()
+    try:
+        model = model_for(agent)
+    except ModelNotConfigured as missing:
+        # Failed on the session, never run offline in the model's name; the message names the missing
+        # setting and holds no memory text, so it is recorded as it is.
+        with atomic():
+            session = start_session(agent.id, trigger, model=agent.model_id, session_id=session_id,
+                                    job_id=job.id if job else None, phase="model")  # fmt: skip
+            finish_session(session, "failed", totals=core_totals(agent.id), error=str(missing))
+        raise
     with atomic():
         session = start_session(
             agent.id, trigger, model=model.label, session_id=session_id, job_id=job.id if job else None, phase="dedup"
@@ -172,6 +194,11 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
         agreed, reason = parse_consent(consent)
         with atomic():
             count_stat(session, "consent_reason_chars", len(reason))
+            # Whose decision it was: the offline refiner's "yes" is the deployment's policy, not the agent's.
+            by_policy = model.label == OFFLINE_LABEL
+            write_audit(op_id=new_op_id(), actor="system:refinement" if by_policy else "agent",
+                        action="refinement_consent", agent_id=agent.id, session_id=session.id,
+                        data={"consent": agreed, "decided_by": "policy" if by_policy else "agent"})  # fmt: skip
         if not agreed:
             _finish(session, "consent_declined")
             _audit_session_event(session, "refinement_consent_declined")
@@ -189,21 +216,39 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
 
 
 def _loop(session: RefinementSession, agent: Agent, model, tokens: int) -> None:
-    memories = db.session.scalars(AgentMemory.active_core(agent.id)).all()
+    memories = list(db.session.scalars(AgentMemory.active_core(agent.id)).all())
+    lines = [ledger_line(m) for m in memories]
+    limit = max(int(current_app.config.get("REFINEMENT_LEDGER_MAX_TOKENS", DEFAULT_LEDGER_MAX_TOKENS)), MIN_MAX_TOKENS)
     # Built once: the system message is byte-identical on every turn, so prompt caching holds.
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": refinement_prompt(agent, list(memories), tokens)},
+    messages = [
+        {"role": "system", "content": refinement_prompt(agent, memories, tokens)},
         {"role": "user", "content": KICKOFF},
     ]
     tools = tool_specs()
+    pages = None
+    if _prompt_tokens(messages, tools) > limit:
+        # Too large for one prompt: pages whose opening prompt (rules, instructions, status, the page,
+        # the kickoff and the tool schemas) stays within the limit.
+        tools = tool_specs(paged=True)
+        budget = limit - _page_overhead(session, agent, tools, limit)
+        # Plain (id, text) entries: every commit below expires the ORM rows, and reading 20,000 of
+        # them back one by one would cost a query each.
+        entries = [LedgerEntry(m.id, m.content) for m in memories]
+        pages = _pages(agent.id, entries, lines, budget)
+        with atomic():
+            count_stat(session, "ledger_pages", len(pages))
+        line_of = dict(zip((e.id for e in entries), lines, strict=True))
+        messages = _page_messages(session, agent, pages, 0, line_of, limit)
     toolbox = RefinementToolbox(session.id)
     max_turns = int(current_app.config.get("REFINEMENT_MAX_TURNS", DEFAULT_MAX_TURNS))
     deadline = time.monotonic() + float(current_app.config.get("REFINEMENT_WALL_SECONDS", DEFAULT_WALL_SECONDS))
+    page = 0
 
+    # Turns, wall time, the hard cap and the breaker bound the session as a whole, whatever the pages.
     for turn_number in range(1, max_turns + 1):
         if time.monotonic() > deadline:
             break
-        _progress(session, f"turn {turn_number}")
+        _progress(session, f"turn {turn_number}" if pages is None else f"turn {turn_number}, page {page + 1}")
         turn = model.turn(messages, tools)
         _account(session, turn)
         messages.append(turn.as_message())
@@ -216,12 +261,60 @@ def _loop(session: RefinementSession, agent: Agent, model, tokens: int) -> None:
         db.session.refresh(session)
         if session.status in ("completed", "terminated"):
             return
+        turned = int((session.stats or {}).get("ledger_pages_turned", 0))
+        if pages is not None and turned != page:
+            # A new page starts a new conversation: the previous page and its tool results leave the
+            # prompt, which is what keeps every request within the limit.
+            page = turned
+            messages = _page_messages(session, agent, pages, page, line_of, limit)
 
     # Out of turns or time: what was applied stays (each operation passed the breaker); check once more.
     db.session.refresh(session)
     if session.status == "running":
         toolbox.close_incomplete("the model did not call complete_refinement within its turns")
         db.session.refresh(session)
+
+
+def _prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+    """What a request costs by the product's estimate: the messages' text and the tool schemas as JSON."""
+    return sum(estimate_tokens(m["content"]) for m in messages) + estimate_tokens(json.dumps(tools))
+
+
+def _page_overhead(session: RefinementSession, agent: Agent, tools: list[dict[str, Any]], limit: int) -> int:
+    """Everything a page's opening prompt holds besides its ledger lines (the largest page numbers and
+    counts it could show), plus 3% of the limit for the JSON a provider receives around the text."""
+    tokens, count = core_totals(agent.id)
+    big = 10 ** len(str(count + 1)) - 1
+    empty = paged_refinement_prompt(agent, [], page=big, pages=big, tokens=tokens, count=count, limit=limit)
+    kickoff = PAGE_KICKOFF.format(page=big, pages=big, ops=HARD_CAP, cap=HARD_CAP)
+    return _prompt_tokens([{"content": empty}, {"content": kickoff}], tools) + limit * 3 // 100
+
+
+def _pages(agent_id: int, memories: list[LedgerEntry], lines: list[str], limit: int) -> list[Page]:
+    """The page plan, with the agent's stored vectors (refreshed first) for the neighbourhoods."""
+    try:
+        embed_memories(agent_id)
+        ids, matrix = agent_vectors(agent_id, ("core",))
+        vectors = {int(i): matrix[n] for n, i in enumerate(ids)}
+    except Exception as error:  # an unreachable embeddings endpoint costs the grouping, not the session
+        log.warning("ledger paging: no vectors (%s); grouping by text only", type(error).__name__)
+        vectors = None
+    return plan_pages(memories, lines, limit, vectors)
+
+
+def _page_messages(
+    session: RefinementSession, agent: Agent, pages: list[Page], page: int, line_of: dict[int, str], limit: int
+) -> list[dict[str, Any]]:
+    """The conversation for one page: its lines as of now (memories merged away since the plan are
+    gone from it), the token status of the whole core, and a kickoff with the session's progress."""
+    wanted = pages[page].ids
+    active = set(db.session.scalars(select(AgentMemory.id).where(
+        AgentMemory.id.in_(wanted), AgentMemory.deleted_at.is_(None))))
+    tokens, count = core_totals(agent.id)
+    system = paged_refinement_prompt(agent, [line_of[i] for i in wanted if i in active], page=page + 1,
+                                     pages=len(pages), tokens=tokens, count=count, limit=limit)
+    kickoff = PAGE_KICKOFF.format(page=page + 1, pages=len(pages), ops=session.ops_count, cap=HARD_CAP)
+    return [{"role": "system", "content": system}, {"role": "user", "content": kickoff}]
 
 
 def _dump(value: dict) -> str:
@@ -283,9 +376,12 @@ def enqueue_refinement(agent_id: int, trigger: str, actor: str, force: bool = Tr
         .where(RefinementSession.agent_id == agent_id, RefinementSession.status.in_(("queued", "running")))
         .order_by(RefinementSession.id.desc())
     )
+    queue = refinement_queue(actor)
     if pending is not None:
         if pending.status == "queued" and not _job_exists(pending):
-            _enqueue(pending, force)
+            _enqueue(pending, force, queue)
+        elif pending.status == "queued" and queue == "interactive":
+            _promote(pending)
         return pending
     with atomic():
         session = RefinementSession(agent_id=agent_id, trigger=trigger, status="queued", phase="queued")
@@ -293,15 +389,29 @@ def enqueue_refinement(agent_id: int, trigger: str, actor: str, force: bool = Tr
         db.session.flush()
         write_audit(op_id=new_op_id(), actor=actor, action="refinement_requested", agent_id=agent_id,
                     session_id=session.id, data={"trigger": trigger})
-    _enqueue(session, force)
+    _enqueue(session, force, queue)
     return session
 
 
-def _enqueue(session: RefinementSession, force: bool) -> None:
+def refinement_queue(actor: str) -> str:
+    """An admin's request (console, CLI) goes on `interactive`, which workers take first; the sweeps and
+    scans go on `llm`, so however many they queue, an admin's session is the next one a worker starts."""
+    return "interactive" if actor.startswith("admin:") else "llm"
+
+
+def _promote(session: RefinementSession) -> None:
+    """An admin asks for a session that a scan already queued on `llm`: move its job to `interactive`."""
+    rq = get_rq()
+    job_id = f"refine-{session.id}"
+    if rq.queue("llm").remove(job_id):  # 1 when it was still waiting there (0: a worker already took it)
+        rq.queue("interactive").enqueue_job(Job.fetch(job_id, connection=rq.connection))
+
+
+def _enqueue(session: RefinementSession, force: bool, queue: str) -> None:
     try:
         job = get_rq().enqueue(
             run_refinement, session.agent_id, session.trigger, session.id, force,
-            queue="llm", job_id=f"refine-{session.id}",
+            queue=queue, job_id=f"refine-{session.id}",
         )  # fmt: skip
     except (RedisError, OSError):
         with atomic():
@@ -332,7 +442,8 @@ def reconcile_sessions(now=None) -> dict:
     for session in stranded:
         job = Job.fetch(f"refine-{session.id}", connection=get_rq().connection) if _job_exists(session) else None
         if job is None:
-            _enqueue(session, force=session.trigger in ("console", "cli", "manual"))
+            interactive = session.trigger in ("console", "cli", "manual")  # an admin asked for it
+            _enqueue(session, force=interactive, queue="interactive" if interactive else "llm")
             requeued.append(session.id)
         elif job.get_status() in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
             with atomic():  # the job ended without ever opening the session (its RQ record says why)
@@ -377,16 +488,63 @@ def agents_due_for_sweep(now=None) -> list[int]:
     return list(rows)
 
 
+# A session that ended like this found nothing to do: running the same agent on the same memories
+# again would find nothing again, so the over-budget scan waits for a memory change.
+IDLE_STATUSES = ("completed", "consent_declined")
+
+
+def idle_since_last_session():
+    """SQL, correlated on Agent: the agent's newest session finished with zero operations (completed or
+    declined) and no memory of the agent has changed since (no audit record naming a memory after it
+    finished). Index probes only: the newest session by id, the (agent_id, created_at) audit index."""
+    session, other = aliased(RefinementSession), aliased(RefinementSession)
+    newest = select(func.max(other.id)).where(other.agent_id == Agent.id).correlate(Agent).scalar_subquery()
+    changed = (
+        select(AuditLog.id)
+        .where(
+            AuditLog.agent_id == Agent.id,
+            AuditLog.created_at > session.finished_at,
+            AuditLog.memory_id.is_not(None),
+        )
+        .correlate(Agent, session)
+    )
+    return exists(
+        select(session.id)
+        .where(
+            session.id == newest,
+            session.status.in_(IDLE_STATUSES),
+            session.ops_count == 0,
+            session.finished_at.is_not(None),
+            ~changed.exists(),
+        )
+        .correlate(Agent)
+    )
+
+
+def held_agents(agent_ids: list[int]) -> set[int]:
+    """Which of these agents the over-budget scan holds back (see `idle_since_last_session`)."""
+    if not agent_ids:
+        return set()
+    return set(db.session.scalars(select(Agent.id).where(Agent.id.in_(agent_ids), idle_since_last_session())))
+
+
 def over_budget_due(now=None, cooldown: timedelta = OVER_BUDGET_COOLDOWN) -> list[int]:
-    """Over-budget agents without a session started within the cool-down, in one query over the
-    maintained totals (O(agents), not O(memories)); the cool-down is an index probe per over-budget agent."""
+    """Over-budget agents without a session started within the cool-down, and not held back because
+    their last session found nothing to do and their memories have not changed since, in one query
+    over the maintained totals (O(agents), not O(memories)); the rest are index probes per
+    over-budget agent."""
     now = now or utcnow()
     recent = select(RefinementSession.id).where(
         RefinementSession.agent_id == Agent.id, RefinementSession.started_at >= now - cooldown
     )
     rows = db.session.scalars(
         select(Agent.id)
-        .where(Agent.active.is_(True), Agent.core_tokens > Agent.core_token_budget, ~recent.exists())
+        .where(
+            Agent.active.is_(True),
+            Agent.core_tokens > Agent.core_token_budget,
+            ~recent.exists(),
+            ~idle_since_last_session(),
+        )
         .order_by(Agent.id)
     )
     return list(rows)

@@ -19,12 +19,15 @@ from .errors import (
     ValidationFailed,
 )
 from .events import OpEvent
+from .langgraph_checkpoints import LangGraphBlob, LangGraphCheckpoint, LangGraphWrite
+from .langgraph_store import StoreItem
 from .mechanic import MechanicGrant, MechanicView
 from .memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
 from .patches import ProposedPatch
 from .query import search as search_memories  # also declares memory.query's indexes on agent_memories
 from .relations import MemoryEmbedding, MemoryRelation, PairFingerprint
 from .session import RefinementSession
+from .sign_ins import SignInEvent
 from .user import User, create_admin
 
 __all__ = [
@@ -37,6 +40,9 @@ __all__ = [
     "DomainError",
     "IMMUTABLE_TAGS",
     "ImmutableMemory",
+    "LangGraphBlob",
+    "LangGraphCheckpoint",
+    "LangGraphWrite",
     "MEMORY_TYPES",
     "MechanicGrant",
     "MechanicView",
@@ -49,6 +55,8 @@ __all__ = [
     "ProposedPatch",
     "RefinementSession",
     "RollbackConflict",
+    "StoreItem",
+    "SignInEvent",
     "SupervisorCheckpoint",
     "ThreadRevision",
     "User",

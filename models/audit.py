@@ -47,6 +47,8 @@ class AuditLog(db.Model):
         Index("ix_audit_logs_memory", "memory_id", "id"),
         Index("ix_audit_logs_session", "session_id"),
         Index("ix_audit_logs_op", "op_id"),
+        # The activity feed's actor filter (migration 0013): an exact actor or a prefix ("admin:%").
+        Index("ix_audit_logs_actor", "actor", "id", postgresql_ops={"actor": "text_pattern_ops"}),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -25,6 +25,7 @@ from .audit import AuditContent, AuditLog
 from .db import db, utcnow
 from .mechanic import MechanicGrant, MechanicView
 from .memory import MEMORY_TYPES, AgentMemory
+from .parsing import parse_id
 from .session import RefinementSession
 from .user import User
 
@@ -42,11 +43,74 @@ def search_agents(query: str | None, page: int, per_page: int) -> tuple[list[Age
     if query:
         pattern = "%" + query.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
         condition = func.lower(Agent.name).like(pattern, escape="\\")
-        if query.isdigit():
-            condition = condition | (Agent.id == int(query))
+        if parse_id(query) is not None:  # models/parsing.py: only ids the column can hold
+            condition = condition | (Agent.id == parse_id(query))
         stmt, count = stmt.where(condition), count.where(condition)
     total = db.session.scalar(count) or 0
     agents = db.session.scalars(stmt.order_by(Agent.name).limit(per_page).offset((page - 1) * per_page)).all()
+    return list(agents), total
+
+
+DASHBOARD_SORTS = ("name", "usage", "overage", "last_refined")
+DASHBOARD_FILTERS = ("over", "never", "grant")
+
+
+def dashboard_agents(
+    query: str | None,
+    page: int,
+    per_page: int,
+    *,
+    sort: str = "name",
+    descending: bool = False,
+    filters: Iterable[str] = (),
+    user_id: int | None = None,
+) -> tuple[list[Agent], int]:
+    """One page of agents for the dashboard: searched, filtered and sorted in SQL over the maintained
+    per-agent totals (`agents.core_tokens`), so ranking 10,000 agents never sums a memory.
+
+    Sorts: name, usage (core tokens / budget), overage (core tokens - budget), last_refined (never
+    refined sorts as oldest). Filters: over (over budget), never (never refined), grant (a live
+    Mechanic's grant of `user_id`'s on the agent). Ties break by id, so pages are stable.
+    """
+    criteria = []
+    query = (query or "").strip()
+    if query:
+        pattern = "%" + query.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
+        condition = func.lower(Agent.name).like(pattern, escape="\\")
+        if parse_id(query) is not None:  # models/parsing.py: only ids the column can hold
+            condition = condition | (Agent.id == parse_id(query))
+        criteria.append(condition)
+    filters = set(filters)
+    if "over" in filters:
+        criteria.append(Agent.core_tokens > Agent.core_token_budget)
+    if "never" in filters:
+        criteria.append(Agent.last_refinement_at.is_(None))
+    if "grant" in filters and user_id is not None:
+        now = utcnow()
+        criteria.append(
+            select(MechanicGrant.id)
+            .where(
+                MechanicGrant.agent_id == Agent.id,
+                MechanicGrant.requested_by == user_id,
+                MechanicGrant.status == "active",
+                MechanicGrant.expires_at > now,
+            )
+            .exists()
+        )
+    keys = {
+        "name": Agent.name,
+        "usage": Agent.core_tokens * 1.0 / func.greatest(Agent.core_token_budget, 1)
+        if db.engine.dialect.name == "postgresql"
+        else Agent.core_tokens * 1.0 / func.max(Agent.core_token_budget, 1),
+        "overage": Agent.core_tokens - Agent.core_token_budget,
+        "last_refined": func.coalesce(Agent.last_refinement_at, datetime(1970, 1, 1)),
+    }
+    key = keys.get(sort, Agent.name)
+    order = [key.desc() if descending else key.asc(), Agent.id.desc() if descending else Agent.id.asc()]
+    total = db.session.scalar(select(func.count()).select_from(Agent).where(*criteria)) or 0
+    agents = db.session.scalars(
+        select(Agent).where(*criteria).order_by(*order).limit(per_page).offset((page - 1) * per_page)
+    ).all()
     return list(agents), total
 
 
@@ -278,6 +342,45 @@ def _memory_filter(agent_id: int, state: str, memory_type: str | None) -> list:
     return criteria
 
 
+MEMORY_SORTS = ("created", "updated", "tokens", "id")
+
+
+def _tag_contains(needle: str):
+    """SQL: one of the row's tags contains `needle` (case-insensitive), on either engine."""
+    from sqlalchemy import bindparam, text
+
+    pattern = "%" + needle.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
+    if db.engine.dialect.name == "postgresql":
+        sql = (
+            "EXISTS (SELECT 1 FROM json_array_elements_text(agent_memories.tags::json) AS t(value) "
+            "WHERE lower(t.value) LIKE :tag_pattern ESCAPE '\\')"
+        )
+    else:
+        sql = (
+            "EXISTS (SELECT 1 FROM json_each(agent_memories.tags) AS t "
+            "WHERE lower(t.value) LIKE :tag_pattern ESCAPE '\\')"
+        )
+    return text(sql).bindparams(bindparam("tag_pattern", pattern))
+
+
+def memory_search(search: str | None):
+    """The memories list's search box: an id (`123` or `#123`), a content-hash prefix (hex, 4+
+    characters) or part of a tag. Any of them matches. Never the content: it is not searched."""
+    search = (search or "").strip()[:64]
+    if not search:
+        return None
+    needle = search.lstrip("#")
+    options = []
+    if parse_id(needle) is not None:  # models/parsing.py: only ids the column can hold
+        options.append(AgentMemory.id == parse_id(needle))
+    lowered = needle.lower()
+    if len(lowered) >= 4 and all(c in "0123456789abcdef" for c in lowered):
+        options.append(AgentMemory.content_hash.like(lowered + "%"))
+    if not search.startswith("#"):
+        options.append(_tag_contains(needle))
+    return or_(*options) if options else AgentMemory.id.is_(None)
+
+
 def memory_page(
     agent_id: int,
     *,
@@ -285,15 +388,32 @@ def memory_page(
     memory_type: str | None = None,
     page: int = 1,
     per_page: int = 100,
+    search: str | None = None,
+    locked: bool = False,
+    sort: str = "created",
+    descending: bool = True,
 ) -> tuple[list[AgentMemory], int]:
-    """One page of an agent's memories, metadata only (content deferred and raise-loaded), newest first."""
+    """One page of an agent's memories, metadata only (content deferred and raise-loaded): filtered,
+    searched (`memory_search`) and sorted (created, updated, tokens or id; newest first by default)."""
     criteria = _memory_filter(agent_id, state, memory_type)
+    condition = memory_search(search)
+    if condition is not None:
+        criteria.append(condition)
+    if locked:
+        criteria.append(AgentMemory.constitutional.is_(True))
+    key = {
+        "created": AgentMemory.created_at,
+        "updated": AgentMemory.updated_at,
+        "tokens": AgentMemory.token_estimate,
+        "id": AgentMemory.id,
+    }.get(sort, AgentMemory.created_at)
+    order = [key.desc(), AgentMemory.id.desc()] if descending else [key.asc(), AgentMemory.id.asc()]
     total = db.session.scalar(select(func.count()).select_from(AgentMemory).where(*criteria)) or 0
     rows = db.session.scalars(
         select(AgentMemory)
         .options(defer(AgentMemory.content, raiseload=True))
         .where(*criteria)
-        .order_by(AgentMemory.created_at.desc(), AgentMemory.id.desc())
+        .order_by(*order)
         .limit(per_page)
         .offset((page - 1) * per_page)
     ).all()
@@ -363,7 +483,10 @@ class TimelineOp:
 
     @property
     def touches_memories(self) -> bool:
-        return any(r.memory_id is not None for r in self.records)
+        """Whether it changed a memory row (a `link` names memories but changes none: nothing to roll back)."""
+        return any(
+            r.memory_id is not None and (r.before is not None or r.after is not None) for r in self.records
+        )
 
     @property
     def is_rollback(self) -> bool:
@@ -376,6 +499,84 @@ class TimelinePage:
     next_before: int | None  # the cursor of the next (older) page, if any
 
 
+@dataclass
+class TimelineFilters:
+    """What the audit timeline and the activity feed can be narrowed to (all optional)."""
+
+    actor: str | None = None  # "admin", "agent", "system", or an exact actor such as "admin:3"
+    action: str | None = None
+    session_id: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def criteria(self) -> list:
+        out = []
+        if self.actor in ("admin", "system"):
+            out.append(AuditLog.actor.like(self.actor + ":%"))
+        elif self.actor:
+            out.append(AuditLog.actor == self.actor)
+        if self.action:
+            out.append(AuditLog.action == self.action)
+        if self.session_id is not None:
+            out.append(AuditLog.session_id == self.session_id)
+        if self.since is not None:
+            out.append(AuditLog.created_at >= self.since)
+        if self.until is not None:
+            out.append(AuditLog.created_at <= self.until)
+        return out
+
+    @property
+    def any(self) -> bool:
+        return bool(self.criteria())
+
+
+FEED_WINDOW = 2000
+
+
+def activity(
+    filters: TimelineFilters | None = None, *, before: int | None = None, per_page: int = 50
+) -> TimelinePage:
+    """The console-wide activity feed: operations across every agent, newest first.
+
+    The newest FEED_WINDOW matching records (by id, the primary key read backwards) name the
+    operations of the page, so the feed never groups the whole log; an operation is shown whole
+    and only on the page where its newest record falls (cursor: that record's id)."""
+    criteria = (filters or TimelineFilters()).criteria()
+    if before is not None:
+        criteria.append(AuditLog.id < before)
+    window = db.session.execute(
+        select(AuditLog.op_id, AuditLog.id).where(*criteria).order_by(AuditLog.id.desc()).limit(FEED_WINDOW)
+    ).all()
+    op_ids: list[str] = []
+    seen: set[str] = set()
+    cursor = None  # the next page starts below this record id
+    for row in window:
+        if row.op_id in seen:
+            continue
+        if len(op_ids) == per_page:
+            cursor = row.id + 1  # the next operation's newest record opens the next page
+            break
+        seen.add(row.op_id)
+        op_ids.append(row.op_id)
+    if cursor is None and len(window) == FEED_WINDOW:
+        cursor = window[-1].id  # everything newer than the window's oldest record has been looked at
+    if not op_ids:
+        return TimelinePage(ops=[], next_before=cursor)
+    records = db.session.scalars(
+        select(AuditLog).where(AuditLog.op_id.in_(op_ids)).order_by(AuditLog.id)
+    ).all()
+    grouped: dict[str, list[AuditLog]] = defaultdict(list)
+    for record in records:
+        grouped[record.op_id].append(record)
+    ops = [
+        TimelineOp(op_id=op_id, records=grouped[op_id])
+        for op_id in op_ids
+        # an operation whose newest record is past the cursor was on an earlier page
+        if grouped.get(op_id) and (before is None or max(r.id for r in grouped[op_id]) < before)
+    ]
+    return TimelinePage(ops=ops, next_before=cursor)
+
+
 def timeline(
     *,
     agent_id: int | None = None,
@@ -383,6 +584,7 @@ def timeline(
     memory_id: int | None = None,
     before: int | None = None,
     per_page: int = 50,
+    filters: TimelineFilters | None = None,
 ) -> TimelinePage:
     """Operations newest first, paged by operation (never split across pages), keyset on max(id)."""
     criteria = []
@@ -394,6 +596,8 @@ def timeline(
         criteria.append(AuditLog.memory_id == memory_id)
     if not criteria:
         raise ValueError("a timeline needs an agent, a session or a memory")
+    if filters is not None:
+        criteria.extend(filters.criteria())
     last_id = func.max(AuditLog.id)
     ops_stmt = select(AuditLog.op_id, last_id.label("last_id")).where(*criteria).group_by(AuditLog.op_id)
     if before is not None:
@@ -412,6 +616,47 @@ def timeline(
         grouped[record.op_id].append(record)
     ops = [TimelineOp(op_id=op_id, records=grouped[op_id]) for op_id in op_ids if grouped.get(op_id)]
     return TimelinePage(ops=ops, next_before=picked[-1].last_id if more else None)
+
+
+def undoers(ops: Sequence[TimelineOp]) -> dict[str, str]:
+    """For the operations shown, which later rollback undid each (op_id → the rollback's op_id), and
+    which rollback undid a whole session they belong to. A rollback that was itself undone no longer
+    counts. Reads only rollback records of these agents since the oldest operation shown."""
+    if not ops:
+        return {}
+    agent_ids = sorted({op.first.agent_id for op in ops if op.first.agent_id is not None})
+    since = min(op.created_at for op in ops)
+    records = db.session.scalars(
+        select(AuditLog)
+        .where(AuditLog.agent_id.in_(agent_ids), AuditLog.action == "rollback", AuditLog.created_at >= since)
+        .order_by(AuditLog.id)
+    ).all()
+    of_op: dict[str, str] = {}
+    of_session: dict[int, str] = {}
+    for record in records:
+        scope = (record.data or {}).get("rollback_of") if isinstance(record.data, dict) else None
+        if not isinstance(scope, dict):
+            continue
+        if scope.get("rollback_of") == "operation" and isinstance(scope.get("target_op_id"), str):
+            of_op.setdefault(scope["target_op_id"], record.op_id)
+        elif scope.get("rollback_of") == "session" and isinstance(scope.get("session_id"), int):
+            of_session.setdefault(scope["session_id"], record.op_id)
+    redone = set(of_op)  # rollbacks that were themselves rolled back
+    undone: dict[str, str] = {}
+    for op in ops:
+        by = of_op.get(op.op_id)
+        if by is None and op.session_id is not None and not op.is_rollback:
+            by = of_session.get(op.session_id)
+        if by is not None and by not in redone and by != op.op_id:
+            undone[op.op_id] = by
+    return undone
+
+
+def agent_names(agent_ids: Iterable[int]) -> dict[int, Agent]:
+    ids = sorted(set(agent_ids))
+    if not ids:
+        return {}
+    return {a.id: a for a in db.session.scalars(select(Agent).where(Agent.id.in_(ids))).all()}
 
 
 def rollbacks_of_session(agent_id: int, session: RefinementSession) -> list[TimelineOp]:

@@ -9,7 +9,9 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import Engine, MetaData, event, text
+from flask_sqlalchemy.session import Session as FlaskSession
+from sqlalchemy import Engine, MetaData, Select, event, text
+from sqlalchemy.sql.util import find_tables
 
 # Stable constraint names so Alembic revisions are identical on SQLite and PostgreSQL.
 NAMING = {
@@ -20,7 +22,46 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
+# ----- read replica (README, "Scaling out") -----
+# With DATABASE_REPLICA_URL set, the app has a second engine (the "replica" bind). A request that opts in
+# (console pages answering GET, memory.query) sends its *plain reads* there: SELECTs without FOR UPDATE,
+# outside every atomic() block, on no table below. Everything else goes to the primary: every write, every
+# flush, every statement inside atomic() — so the mutation path, which locks and reads inside atomic(),
+# never reads the replica — and whatever decides who may do what: admins and their session tokens, and
+# the Mechanic's grants (a revoked grant or a rotated token must stop working at once, not after the lag).
+REPLICA = "replica"
+PRIMARY_ONLY_TABLES = frozenset({"users", "mechanic_grants", "mechanic_views"})
+
+
+class RoutingSession(FlaskSession):
+    """Flask-SQLAlchemy's session, sending an opted-in session's plain reads to the replica."""
+
+    def get_bind(self, mapper=None, clause=None, bind=None, **kwargs):
+        if bind is None and self.info.get(REPLICA) and not self.info.get(DEPTH) and not self._flushing:
+            replica = self._db.engines.get(REPLICA)
+            if replica is not None and _plain_read(clause):
+                return replica
+        return super().get_bind(mapper=mapper, clause=clause, bind=bind, **kwargs)
+
+
+def _plain_read(clause) -> bool:
+    if not isinstance(clause, Select) or clause._for_update_arg is not None:
+        return False
+    return not any(
+        getattr(table, "name", None) in PRIMARY_ONLY_TABLES
+        for table in find_tables(clause, include_joins=True)
+    )
+
+
+def read_from_replica() -> bool:
+    """Let this request's plain reads go to the replica, when one is configured; True if so."""
+    if REPLICA not in db.engines:
+        return False
+    db.session.info[REPLICA] = True
+    return True
+
+
+db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"class_": RoutingSession})
 
 
 def utcnow() -> datetime:
@@ -184,4 +225,6 @@ def _set_guard(value: str) -> None:
     if connection.dialect.name == "sqlite":
         connection.connection.info["guard"]["value"] = value
     else:
-        connection.execute(text("SELECT set_config(:name, :value, true)"), {"name": GUARD_SETTING, "value": value})
+        connection.execute(
+            text("SELECT set_config(:name, :value, true)"), {"name": GUARD_SETTING, "value": value}
+        )

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import Select, and_, bindparam, func, literal_column, select, tuple_, update
 from sqlalchemy.orm import aliased
 
+from . import quotas
 from .agent import Agent
 from .audit import (
     CHUNK,
@@ -269,6 +270,8 @@ def create_memory(
     **scoping: Any,
 ) -> AgentMemory:
     """Create a memory and its audit record. `created_at` is the origin date (import, consolidation)."""
+    if session_id is None:  # the per-agent quota (models/quotas.py); a session's journal is exempt
+        quotas.check_memory_count(agent_id)
     _check_actor(actor)
     fields = _clean_fields(
         {

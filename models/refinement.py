@@ -46,6 +46,10 @@ TERMINATED_MESSAGE = "session rolled back, terminated"
 MemoryId = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
+class NoNextPage(DomainError):
+    code = "no_next_page"
+
+
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -104,6 +108,12 @@ class CompleteArgs(_Args):
         return value.strip()
 
 
+class NextPageArgs(_Args):
+    """Move to the next page of your ledger (offered only when your ledger comes in pages). The next page
+    replaces this one in your prompt; operations already applied stay, and the limits count for the whole
+    session."""
+
+
 TOOL_ARGS: dict[str, type[_Args]] = {
     "search_memories": SearchArgs,
     "consolidate_memories": ConsolidateArgs,
@@ -111,16 +121,22 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "delete_memory": DeleteArgs,
     "protect_memory": ProtectArgs,
     "complete_refinement": CompleteArgs,
+    "next_page": NextPageArgs,
 }
+# Offered to the model only when the session's ledger is paged (README, "Large ledgers").
+PAGED_ONLY = frozenset({"next_page"})
 MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
 # Operations that cannot change the active core tokens or count: the breaker has nothing to check.
 RETENTION_NEUTRAL = frozenset({"protect_memory"})
 
 
-def tool_specs() -> list[dict[str, Any]]:
-    """The OpenAI function tools, generated from the same models that validate the calls."""
+def tool_specs(paged: bool = False) -> list[dict[str, Any]]:
+    """The OpenAI function tools, generated from the same models that validate the calls; `next_page`
+    only when the ledger comes in pages."""
     specs = []
     for name, model in TOOL_ARGS.items():
+        if name in PAGED_ONLY and not paged:
+            continue
         schema = model.model_json_schema()
         schema.pop("title", None)
         schema.pop("description", None)
@@ -140,19 +156,13 @@ def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 
 def _parse_day(value: str | None, field: str, end: bool):
-    if value is None:
-        return None
-    from datetime import UTC, datetime, time
+    # The one parser for untrusted times (models/parsing.py): a bare `until` date means the whole day.
+    from .parsing import BadInput, parse_utc
 
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError as err:
+        return parse_utc(value, field=field, end_of_day=end)
+    except BadInput as err:
         raise DomainError(f"{field} must be a date like 2025-03-01") from err
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    if len(value.strip()) == 10 and end:  # a bare date means the whole day
-        moment = datetime.combine(moment.date(), time.max)
-    return moment
 
 
 class RefinementToolbox:
@@ -270,6 +280,24 @@ class RefinementToolbox:
         set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
         count_stat(session, "protected", 1)
         return {"protected": args.id}
+
+    def _next_page(self, session: RefinementSession, args: NextPageArgs) -> dict[str, Any]:
+        # The page plan is the session loop's; the row records how many pages there are and how many
+        # the model has turned, so the loop (and a call after a crash) reads the same position.
+        stats = session.stats or {}
+        pages, turned = int(stats.get("ledger_pages", 0)), int(stats.get("ledger_pages_turned", 0))
+        if pages <= 1:
+            raise NoNextPage("your ledger fits in one page: there is no next page")
+        if turned + 1 >= pages:
+            raise NoNextPage(
+                f"this is the last page ({pages} of {pages}); call complete_refinement when you are done"
+            )
+        count_stat(session, "ledger_pages_turned", 1)
+        return {
+            "page": turned + 2,
+            "pages": pages,
+            "message": "the next page replaces this one in your prompt",
+        }
 
     def _complete_refinement(self, session: RefinementSession, args: CompleteArgs) -> dict[str, Any]:
         if self._breaker_tripped(session):

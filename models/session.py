@@ -82,6 +82,8 @@ STATS: dict[str, str] = {
     "pairs_considered": "candidate pairs a consolidation run looked at",
     "pairs_checked": "pairs it got a verdict on",
     "refused": "tool calls or merges refused by a rule (they changed nothing)",
+    "ledger_pages": "pages the ledger was split into (only when it exceeds REFINEMENT_LEDGER_MAX_TOKENS)",
+    "ledger_pages_turned": "next_page calls the model made (page N shown = this + 1)",
 }
 
 

@@ -8,6 +8,9 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# The agent-side client with its LangGraph and MCP extras, and LangGraph's checkpointer conformance
+# suite (its `test` extra): tests/integrations/ drive them against a running console.
+.venv/bin/python -m pip install -q -e './client[langgraph,mcp,test]'
 
 bash scripts/services.sh
 
@@ -20,8 +23,21 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
+# The accessibility check (tests/browser/test_console_issue16.py) injects axe-core from its npm package.
+if [ ! -f .venv/axe/node_modules/axe-core/axe.min.js ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "installing Debian's npm for axe-core" >&2
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+  fi
+  npm install --prefix .venv/axe --no-audit --no-fund --silent axe-core@4.11.0
+fi
+export AXE_CORE_JS="$PWD/.venv/axe/node_modules/axe-core/axe.min.js"
+
 echo "== suite 1/2: SQLite + embedded Redis"
 TEST_DATABASE=sqlite TEST_REDIS=embedded .venv/bin/python -m pytest -p no:cacheprovider "$@"
 
-echo "== suite 2/2: PostgreSQL + Redis (127.0.0.1, Redis DB 15)"
+echo "== suite 2/2: PostgreSQL + Redis (127.0.0.1, Redis DB 15), a streaming replica on 127.0.0.1:5433"
+bash scripts/replica.sh  # tests/test_replica.py: DATABASE_REPLICA_URL against a real replica
 TEST_DATABASE=postgresql TEST_REDIS=redis://127.0.0.1:6379/15 .venv/bin/python -m pytest -p no:cacheprovider "$@"

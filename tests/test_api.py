@@ -150,6 +150,7 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ],
         ("DELETE", "/memory/<int:memory_id>"): [("DELETE", f"/memory/{memory_id}", None, 404)],
         ("GET", "/memory/<int:memory_id>/history"): [("GET", f"/memory/{memory_id}/history", None, 404)],
+        ("POST", "/memory/<int:memory_id>/restore"): [("POST", f"/memory/{memory_id}/restore", None, 404)],
         ("POST", "/mechanic/grants/<int:grant_id>/revoke"): [
             ("POST", f"/mechanic/grants/{grant_id}/revoke", None, 404)
         ],
@@ -169,6 +170,11 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("PUT", "/agent/mechanic-preconsent"), ("GET", "/mechanic/grants"), ("GET", "/patches"),
         ("POST", "/memory"), ("GET", "/export"), ("PUT", "/checkpoints/<thread_id>"),
         ("POST", "/memory/procedure"), ("POST", "/memory/extract"),
+        # LangGraph: threads and store items are looked up within the caller's own rows only
+        # (tests/integrations/test_langgraph_checkpointer.py::test_another_agents_token_sees_none_of_a_threads_checkpoints).
+        ("POST", "/langgraph/checkpoints"), ("POST", "/langgraph/writes"), ("GET", "/langgraph/checkpoint"),
+        ("POST", "/langgraph/checkpoints/search"), ("POST", "/langgraph/threads/delete"),
+        ("POST", "/langgraph/threads/copy"), ("POST", "/langgraph/threads/prune"), ("POST", "/langgraph/store/batch"),
     }  # fmt: skip
     assert set(matrix) | own_world == {(op.method, op.rule) for op in api.operations}, (
         "every endpoint is covered"
@@ -244,11 +250,12 @@ def test_agent_without_a_known_role_reads_only_context_all_categories(client, ma
         assert denied.status_code == 403
 
 
-def test_uncategorised_memories_are_outside_every_allowlist(client, supervisor, make_memory):
+def test_uncategorised_memories_are_their_owners_whatever_the_allowlist(client, supervisor, make_memory):
+    """Issue 17: an agent's uncategorised (core) memories are its own; tests/test_spec_gaps.py has the rest."""
     agent, headers = supervisor
     core = make_memory(agent, "The user is learning the cello.")
-    assert query(client, headers, query="cello")["results"] == []
-    assert client.get(f"/api/v1/memory/{core.id}", headers=headers).status_code == 403
+    assert [r["id"] for r in query(client, headers, query="cello")["results"]] == [core.id]
+    assert client.get(f"/api/v1/memory/{core.id}", headers=headers).status_code == 200
 
 
 def test_filters_are_applied_in_sql_before_ranking_and_top_k(client, supervisor, make_memory):
@@ -645,7 +652,8 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
     assert actions == ["consent_proposed", "create", "consent_confirmed"]
     assert client.post(f"/api/v1/patches/{patch['id']}/confirm", headers=headers).status_code == 409
 
-    # Updating a memory that holds a sensitive field is held too; benign fields apply at once.
+    # Updating a memory that holds a sensitive field is held too. A benign field applies with two
+    # signals: this write (a mention) and the user's acknowledgement in chat (tests/test_consent_policy.py).
     memory_id = decided["memory"]["id"]
     held = client.patch(
         f"/api/v1/memory/{memory_id}", json={"content": "The user's preferred name is Bo."}, headers=headers
@@ -655,7 +663,8 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
     rejected = client.post(f"/api/v1/patches/{held.get_json()['patch']['id']}/reject", headers=headers)
     assert rejected.get_json()["patch"]["status"] == "rejected"
     benign = save(
-        client, headers, content="The user prefers a warm tone.", category="preferences", field="tone"
+        client, headers, content="The user prefers a warm tone.", category="preferences", field="tone",
+        user_ack=True,
     )
     assert benign.status_code == 201 and benign.get_json()["memory"]["tags"] == ["field:tone"]
 
@@ -705,17 +714,19 @@ def test_export_streams_the_users_memories_with_history_and_deleted_flag(client,
     ).get_json()["memory"]
     client.delete(f"/api/v1/memory/{gone['id']}", headers=headers)
     make_memory(agent, "The user likes boats.", category="activity", user_id="u2")
-    make_memory(agent, "Hidden core fact.", user_id="u1")  # no category: outside the allowlist
+    core = make_memory(agent, "A core fact.", user_id="u1")  # no category: the agent's own (issue 17)
+    make_memory(agent, "The user's tone is dry.", category="tone", user_id="u1")  # outside the allowlist
     response = client.get("/api/v1/export?user_id=u1", headers=headers)
     assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
     lines = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
     assert [(line["type"], (line.get("memory") or {}).get("id"), line.get("deleted")) for line in lines] == [
         ("memory", kept.id, False),
         ("memory", gone["id"], True),
+        ("memory", core.id, False),
         ("summary", None, None),
     ]
     assert [e["event"] for e in lines[1]["history"]] == ["ADD", "DELETE"]
-    assert lines[-1] == {"type": "summary", "user_id": "u1", "memories": 2}
+    assert lines[-1] == {"type": "summary", "user_id": "u1", "memories": 3}
     assert client.get("/api/v1/export", headers=headers).status_code == 422
 
 

@@ -150,6 +150,40 @@ def test_reconcile_removes_stale_recurring_job_no_longer_declared(scheduler, red
     assert {job.id for job in scheduler.get_jobs()} == {spec.job_id for spec in RECURRING}
 
 
+def test_configured_timings_are_reconciled_replacing_only_the_jobs_they_change(app, scheduler):
+    """REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES and the other timings come from the config (issue 17)."""
+    reconcile(scheduler)
+    app.config.update(REFINEMENT_CRON="30 1 * * 3", OVER_BUDGET_SCAN_MINUTES=20)
+
+    report = reconcile(scheduler)
+
+    assert sorted(report["replaced"]) == [ID_PREFIX + "over-budget-scan", ID_PREFIX + "refinement-sweep"]
+    assert len(report["kept"]) == len(RECURRING) - 2 and report["added"] == report["removed"] == []
+    runs = _next_runs(scheduler)
+    sweep, scan = runs[ID_PREFIX + "refinement-sweep"], runs[ID_PREFIX + "over-budget-scan"]
+    assert (sweep.weekday(), sweep.hour, sweep.minute) == (2, 1, 30)  # Wednesday 01:30 UTC
+    assert scan.minute in (0, 20, 40) and scan.second == 0
+    jobs = {job.id: job for job in scheduler.get_jobs()}
+    assert jobs[ID_PREFIX + "refinement-sweep"].description == "Weekly refinement sweep, cron 30 1 * * 3 (UTC)"
+    assert reconcile(scheduler)["replaced"] == []  # and again changes nothing
+    from jobs.schedule import scheduled  # what `rq schedule`, the jobs page and the forecast list
+
+    listed = {item["name"]: item["cron"] for item in scheduled(scheduler)}
+    assert (listed["refinement-sweep"], listed["over-budget-scan"]) == ("30 1 * * 3", "*/20 * * * *")
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [{"REFINEMENT_CRON": "0 25 * * *"}, {"DEDUP_CRON": "daily"}, {"OVER_BUDGET_SCAN_MINUTES": 0}],
+)
+def test_a_bad_schedule_setting_stops_the_app_naming_it(database_url, redis_url, tmp_path, setting):
+    from console import create_app
+
+    with pytest.raises(ValueError, match=next(iter(setting))):
+        create_app({"TESTING": True, "DATABASE_URL": database_url, "REDIS_URL": redis_url, **setting,
+                    "EMBEDDED_REDIS_DIR": str(tmp_path / "unused")})  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "drift",
     [

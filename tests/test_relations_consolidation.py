@@ -38,8 +38,14 @@ def test_related_memories_are_linked_once_with_their_score_and_audited(make_agen
     assert link_related(agent.id, [a.id, b.id, c.id]) == 0  # deduplicated by pair
     strongest = {m.id: [(n.id, n.strength) for n in neighbours(agent.id, [m.id])] for m in (a, b, c)}
     assert strongest == {a.id: [(b.id, edges[0].strength)], b.id: [(a.id, edges[0].strength)], c.id: []}
-    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "link"))
-    assert record.actor == "system:relations" and record.memory_id is None and record.data["linked"][0][0] == b.id
+    # Each end of the edge gets a metadata-only `link` record naming it, so the link is in both histories
+    # (issue 17; before, the record named no memory and the link was in neither).
+    records = db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "link").order_by(AuditLog.id)).all()
+    assert [(r.actor, r.memory_id, r.data["linked"][0][0]) for r in records] == [
+        ("system:relations", a.id, b.id),
+        ("system:relations", b.id, a.id),
+    ]
+    assert all(r.before is None and r.after is None for r in records)
 
 
 def test_embeddings_are_refreshed_when_content_changes_and_catch_up_links_new_rows(make_agent):

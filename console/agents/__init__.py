@@ -7,4 +7,4 @@ from console.web.security import require_admin
 bp = Blueprint("agents", __name__)
 bp.before_request(require_admin)
 
-from . import routes  # noqa: E402,F401
+from . import quotas, routes  # noqa: E402,F401

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from jobs.refinement import held_agents
 from models import Agent, MechanicGrant, RefinementSession, utcnow
 from models.console_queries import (
     MemoryStats,
@@ -28,6 +29,7 @@ class AgentRow:
     series: TokenSeries | None  # None: not cached yet, the page fetches it after rendering
     next_run: NextRun
     grant: MechanicGrant | None
+    held: bool = False  # the over-budget scan waits: the last session found nothing, no memory changed since
 
     @property
     def tokens(self) -> int:
@@ -39,7 +41,13 @@ class AgentRow:
 
     @property
     def percent(self) -> int:
-        return min(100, round(100 * self.tokens / max(self.agent.core_token_budget, 1)))
+        """Usage as a percentage of the budget, not capped: 180 means 80% over."""
+        return round(100 * self.tokens / max(self.agent.core_token_budget, 1))
+
+    @property
+    def overage(self) -> int:
+        """Core tokens above the budget (0 when within it)."""
+        return max(0, self.tokens - self.agent.core_token_budget)
 
 
 def agent_rows(
@@ -58,6 +66,7 @@ def agent_rows(
     marks = session_marks(ids)
     grants = active_grants_by_agent(user_id, ids)
     runs = recurring_next_runs()
+    held = held_agents([a.id for a in agents if stats[a.id].core_tokens > a.core_token_budget])
     return [
         AgentRow(
             agent=a,
@@ -69,9 +78,10 @@ def agent_rows(
                 else None
             ),
             next_run=next_refinement(
-                a, stats[a.id].core_tokens, stats[a.id].core_count, last.get(a.id), runs, now
+                a, stats[a.id].core_tokens, stats[a.id].core_count, last.get(a.id), runs, now, a.id in held
             ),
             grant=grants.get(a.id),
+            held=a.id in held,
         )
         for a in agents
     ]

@@ -1,7 +1,8 @@
 """When will an agent's next refinement run? A read-only forecast from the recurring schedule.
 
 The rules are the triggers' own (jobs/refinement.py): the over-budget scan queues an agent over
-budget unless a session started within the cool-down; the weekly sweep queues an agent not
+budget unless a session started within the cool-down or its last session found nothing to do and
+no memory changed since (held); the weekly sweep queues an agent not
 refined within the week (or over budget). Next run times come from rq-scheduler in Redis; a
 recurring job the scheduler has not registered has no next run.
 """
@@ -18,12 +19,11 @@ from rq_scheduler import Scheduler
 
 from console.queues import get_rq
 from jobs.refinement import OVER_BUDGET_COOLDOWN
-from jobs.schedule import RECURRING, scheduled
+from jobs.schedule import recurring, scheduled
 from models import Agent, RefinementSession
 from models.agent import REFINEMENT_INTERVAL
 
 log = logging.getLogger(__name__)
-SPECS = {spec.name: spec for spec in RECURRING}
 SWEEP, SCAN = "refinement-sweep", "over-budget-scan"
 
 
@@ -47,7 +47,8 @@ def recurring_next_runs() -> dict[str, datetime | None] | None:
 def _at_or_after(name: str, next_run: datetime, earliest: datetime) -> datetime:
     if next_run >= earliest:
         return next_run
-    return CronTab(SPECS[name].cron).next(now=earliest, return_datetime=True, default_utc=True)
+    cron = next(spec.cron for spec in recurring() if spec.name == name)  # the configured timing
+    return CronTab(cron).next(now=earliest, return_datetime=True, default_utc=True)
 
 
 def next_refinement(
@@ -57,6 +58,7 @@ def next_refinement(
     last: RefinementSession | None,
     runs: dict[str, datetime | None] | None,
     now: datetime,
+    held: bool = False,
 ) -> NextRun:
     if not agent.active:
         return NextRun(None, "inactive")
@@ -68,7 +70,7 @@ def next_refinement(
         return NextRun(None, "nothing to refine")
     over = core_tokens > agent.core_token_budget
     candidates: list[tuple[datetime, str]] = []
-    if over and runs.get(SCAN):
+    if over and runs.get(SCAN) and not held:
         earliest = max(now, last.started_at + OVER_BUDGET_COOLDOWN) if last is not None else now
         candidates.append((_at_or_after(SCAN, runs[SCAN], earliest), "over-budget scan"))
     if runs.get(SWEEP):

@@ -12,14 +12,24 @@ from rq.job import Job
 from sqlalchemy import select
 
 from console.queues import get_rq
+from console.web.filters import TZ_COOKIE, common_zones, display_zone, valid_zone
+from console.web.glossary import plain
 from console.web.htmx import is_htmx, page_number, redirect_to, render
 from jobs.refinement import enqueue_refinement
 from models import Agent, DomainError, db
-from models.console_queries import recent_sessions, search_agents, session_metadata
+from models.console_queries import (
+    DASHBOARD_FILTERS,
+    DASHBOARD_SORTS,
+    dashboard_agents,
+    recent_sessions,
+    session_metadata,
+)
 from models.mutations import update_agent_settings
+from models.parsing import parse_id
 from models.session import SESSION_STATUSES
 
 from . import bp
+from .outcome import outcome_for
 from .overview import agent_rows, sparkline_series
 
 log = logging.getLogger(__name__)
@@ -36,21 +46,40 @@ def get_agent(agent_id: int) -> Agent:
 
 @bp.get("/")
 def dashboard():
-    """Every agent, a page at a time: budget bars, counts by type, refinements, the next run, a sparkline."""
+    """Every agent, a page at a time: usage against budget, counts by type, refinements, the next run,
+    a sparkline; searched, filtered and sorted through the query string (so a view can be bookmarked)."""
     query = request.args.get("q", "").strip()[:100]
+    sort = request.args.get("sort", "name")
+    sort = sort if sort in DASHBOARD_SORTS else "name"
+    descending = request.args.get("dir") == "desc"
+    filters = [f for f in DASHBOARD_FILTERS if request.args.get(f) == "1"]
     page = page_number(request.args.get("page"))
-    agents, total = search_agents(query, page, PER_PAGE)
+
+    def fetch(page: int):
+        return dashboard_agents(
+            query, page, PER_PAGE, sort=sort, descending=descending, filters=filters, user_id=current_user.id
+        )
+
+    agents, total = fetch(page)
     pages = max(1, math.ceil(total / PER_PAGE))
     if page > pages:
         page = pages
-        agents, total = search_agents(query, page, PER_PAGE)
+        agents, total = fetch(page)
     rows = agent_rows(agents, current_user.id, build_histories=False)
     pending = [row.agent.id for row in rows if row.series is None]
+    args = {"q": query} if query else {}
+    if sort != "name" or descending:
+        args.update(sort=sort, dir="desc" if descending else "asc")
+    args.update({f: "1" for f in filters})
     return render(
         "agents/dashboard.html",
         "agents/_agents_table.html",
         rows=rows,
         query=query,
+        sort=sort,
+        descending=descending,
+        filters=filters,
+        args=args,
         page=page,
         pages=pages,
         total=total,
@@ -58,11 +87,39 @@ def dashboard():
     )
 
 
+@bp.route("/preferences", methods=["GET", "POST"])
+def preferences():
+    """The admin's display time zone, kept in a cookie: every time is shown in it, with its name."""
+    error = None
+    if request.method == "POST":
+        zone = request.form.get("zone", "").strip()
+        if valid_zone(zone):
+            response = redirect_to(url_for("agents.preferences"))
+            response.set_cookie(
+                TZ_COOKIE,
+                zone,
+                max_age=365 * 24 * 3600,
+                samesite="Lax",
+                httponly=True,
+                secure=request.is_secure,
+            )
+            flash(f"Times are now shown in {zone}.", "info")
+            return response
+        error = "Choose a time zone from the list (an IANA name such as Europe/Paris, or UTC)."
+    return render(
+        "agents/preferences.html",
+        zones=common_zones(),
+        current=display_zone(),
+        error=error,
+        status=422 if error else 200,
+    )
+
+
 @bp.get("/agents/sparklines")
 def sparklines():
     """Sparklines the dashboard did not have cached, as out-of-band swaps into their cells."""
     raw = request.args.get("ids", "")
-    ids = [int(part) for part in raw.split(",") if part.isdigit() and len(part) < 12][:PER_PAGE]
+    ids = [n for n in map(parse_id, raw.split(",")[:PER_PAGE]) if n is not None]  # models/parsing.py
     agents = (
         db.session.scalars(select(Agent).where(Agent.id.in_(ids)).order_by(Agent.id)).all() if ids else []
     )
@@ -103,6 +160,14 @@ def _parse_settings(form) -> tuple[dict, list[str]]:
             changes["core_token_budget"] = int(budget)
         except ValueError:
             errors.append("The budget must be a whole number of tokens.")
+    if "model_id" in form:
+        model_id = form.get("model_id", "").strip()
+        if len(model_id) > 200 or any(c.isspace() for c in model_id):
+            errors.append(
+                "The model id is one word of at most 200 characters, e.g. anthropic/claude-sonnet-4."
+            )
+        else:
+            changes["model_id"] = model_id or None
     retention = form.get("min_retention_percent", "").strip()
     if retention:
         try:
@@ -122,7 +187,7 @@ def settings(agent_id: int):
     if not errors and changed:
         try:
             update_agent_settings(agent.id, actor=current_user.actor, **changed)
-            message = "Saved: " + ", ".join(sorted(changed)) + "."
+            message = "Saved: " + ", ".join(plain(k) for k in sorted(changed)) + "."
         except DomainError as err:
             db.session.rollback()
             errors.append(err.message)
@@ -190,7 +255,11 @@ def progress(session_id: int):
     if session is None:
         abort(404, description=f"There is no refinement session #{session_id}.")
     response = render(
-        "agents/progress_page.html", "agents/_progress.html", session=session, job=_job_state(session.job_id)
+        "agents/progress_page.html",
+        "agents/_progress.html",
+        session=session,
+        job=_job_state(session.job_id),
+        outcome=outcome_for(session),
     )
     if session.finished:
         response.headers["HX-Trigger"] = "refinement-finished"

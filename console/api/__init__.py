@@ -11,4 +11,4 @@ from .spec import Api
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 api = Api(bp, title="Memory console agent API", version="1.0.0")
 
-from . import auth, routes_agent, routes_capture, routes_memory, routes_query, routes_store  # noqa: E402,F401
+from . import auth, routes_agent, routes_capture, routes_langgraph, routes_memory, routes_query, routes_store  # noqa: E402,F401

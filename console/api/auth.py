@@ -20,6 +20,13 @@ from . import bp
 
 MAX_BODY_BYTES = 256 * 1024  # 10,000 characters of content is at most ~120 KB even fully \u-escaped
 MAX_CHECKPOINT_BODY_BYTES = 2 * 1024 * 1024  # the checkpoint itself is capped at 1 MiB of compact JSON
+# LangGraph checkpoints carry whole graph states as base64 blobs (docs/integrations.md).
+MAX_LANGGRAPH_BODY_BYTES = 16 * 1024 * 1024
+LARGE_BODY_ENDPOINTS = {
+    "api.put_checkpoint": MAX_CHECKPOINT_BODY_BYTES,
+    "api.langgraph_put_checkpoint": MAX_LANGGRAPH_BODY_BYTES,
+    "api.langgraph_put_writes": MAX_LANGGRAPH_BODY_BYTES,
+}
 PUBLIC_ENDPOINTS = frozenset({"api.openapi_document"})
 
 
@@ -32,9 +39,7 @@ def _unauthorized(message: str):
 
 @bp.before_request
 def authenticate():
-    request.max_content_length = (
-        MAX_CHECKPOINT_BODY_BYTES if request.endpoint == "api.put_checkpoint" else MAX_BODY_BYTES
-    )
+    request.max_content_length = LARGE_BODY_ENDPOINTS.get(request.endpoint, MAX_BODY_BYTES)
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")

@@ -11,7 +11,7 @@ from models import AgentMemory, db
 from models.changelog import ChangeLogEntry
 from models.history import HistoryEvent
 from models.mechanic import MechanicGrant
-from models.patches import ProposedPatch
+from models.patches import ProposedPatch, signal_kinds
 
 from .schemas import GrantOut, HistoryEventOut, MemoryOut, MemoryState, PatchOut
 
@@ -69,6 +69,8 @@ def patch_out(patch: ProposedPatch) -> PatchOut:
         id=patch.id,
         op=patch.op,
         field=patch.field,
+        policy=patch.policy,
+        signals=signal_kinds(patch.id),
         memory_id=patch.memory_id,
         status=patch.status,
         changes=patch.changes,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from models import db
+from models import db, events
 from models.mechanic import MechanicGrant, revoke_grant
 from models.mutations import AGENT_ACTOR, set_refinement_prompt, update_agent_settings
 
@@ -13,6 +13,7 @@ from .auth import allowed_categories, current_agent
 from .convert import grant_out
 from .schemas import (
     AgentOut,
+    EventCountOut,
     GrantList,
     GrantOut,
     PreconsentIn,
@@ -35,12 +36,14 @@ def _agent_out() -> AgentOut:
         mechanic_preconsent=agent.mechanic_preconsent,
         has_refinement_prompt=bool(agent.refinement_prompt),
         categories=allowed_categories(),
+        events=[EventCountOut(**vars(row)) for row in events.counts(agent.id)],
     )
 
 
 @api.route("/agent", "GET", summary="Your own settings", tag="agent", responses={200: AgentOut})
 def get_agent():
-    """Name, role and its categories, core token budget and usage, retention threshold, pre-consent."""
+    """Name, role and its categories, core token budget and usage, retention threshold, pre-consent, and
+    event counts by node and op over 24 hours and 7 days."""
     return _agent_out()
 
 

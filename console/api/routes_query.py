@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import logging
+
+from jobs.embeddings import query_vector
 from models import DomainError, access, changelog, estimate_tokens, events, query, relations
+from models.categories import UNCATEGORIZED, from_wire
+from models.db import read_from_replica
 
 from . import api
 from .auth import category_config, current_agent
 from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut, RelatedBullet
+
+log = logging.getLogger(__name__)
+
+
+def _dense(text: str | None):
+    """The query's vector for the hybrid ranking, or None: no real embedder configured (README, "Retrieval"),
+    or the embedder failed — the answer is then the lexical ranking, never an error."""
+    try:
+        return query_vector(text or "")
+    except Exception as error:  # an endpoint down or slow, a broken local install: degrade, don't fail
+        log.warning("memory.query: query embedding failed (%s); ranking lexically", type(error).__name__)
+        return None
 
 
 class AgentScopeForbidden(DomainError):
@@ -24,10 +41,13 @@ class AgentScopeForbidden(DomainError):
     errors=(403,),
 )
 def memory_query(body: MemoryQuery):
-    """Lexical relevance (full-text search) combined with recency and importance, every filter applied in
-    SQL. The answer, delta header included, never exceeds `budget_tokens` (estimated as ceil(chars / 4))."""
-    agent = current_agent()
+    """Lexical relevance (full-text search), fused with vector similarity when a real embedder is configured,
+    combined with recency and importance, every filter applied in SQL. The answer, delta header included, never exceeds `budget_tokens` (estimated as ceil(chars / 4))."""
+    agent = current_agent()  # authenticated on the primary, before any read may go to the replica
+    read_from_replica()  # DATABASE_REPLICA_URL, when set: plain reads only (models/db.py, "read replica")
     filters = body.filters.model_dump(exclude_none=True) if body.filters else {}
+    # A query that asks for the delta header builds a turn's context (spec 003 §1): the `context` node.
+    node = "context" if body.since_rev is not None else "hotpath"
     try:
         if body.agent is not None and body.agent not in (agent.name, agent.role):
             raise AgentScopeForbidden("`agent` must be your own name or role")
@@ -36,11 +56,17 @@ def memory_query(body: MemoryQuery):
                 "filters.agent_id may only name you: an agent reads its own memories only"
             )
         config = category_config()
-        allowed = list(config.allowed_for(agent.role))
-        requested = list(dict.fromkeys(body.categories)) if body.categories is not None else allowed
-        only = filters.pop("category", None)
-        config.check(agent.role, requested + ([only] if only else []))
-        categories = [c for c in requested if only is None or c == only]
+        # The allowlist, plus the caller's own uncategorised memories (None; `uncategorized` on the wire).
+        allowed = config.readable_for(agent.role)
+        requested = (
+            list(dict.fromkeys(from_wire(c) for c in body.categories))
+            if body.categories is not None
+            else allowed
+        )
+        filtered = "category" in filters
+        only = from_wire(filters.pop("category", None))
+        config.check(agent.role, requested + [only])
+        categories = [c for c in requested if not filtered or c == only]
         hits = query.search(
             agent.id,
             text=body.query,
@@ -49,9 +75,12 @@ def memory_query(body: MemoryQuery):
             top_k=body.top_k,
             threshold=body.threshold,
             rag_caps={k: v for k, v in config.rag_caps(categories).items() if v < body.top_k},
+            dense=_dense(body.query),
         )
     except DomainError:
-        events.note(agent.id, "search", "error", user_id=filters.get("user_id"), thread_id=body.thread_id)
+        events.note(
+            agent.id, "search", "error", node=node, user_id=filters.get("user_id"), thread_id=body.thread_id
+        )
         raise
 
     used, delta_out, rev = 0, None, None
@@ -80,7 +109,9 @@ def memory_query(body: MemoryQuery):
     any_edge = False  # whether a returned memory has a relation edge at all
     for hit in hits:
         if body.return_ == "bullets":
-            item = Bullet(id=hit.id, category=hit.category, text=f"[{hit.category}] {hit.content}")
+            item = Bullet(
+                id=hit.id, category=hit.category, text=f"[{hit.category or UNCATEGORIZED}] {hit.content}"
+            )
             cost = estimate_tokens(item.text)
         else:
             item = FullResult(
@@ -110,7 +141,7 @@ def memory_query(body: MemoryQuery):
             bullet = RelatedBullet(
                 id=near.id,
                 category=near.category,
-                text=f"[{near.category}] {near.content}",
+                text=f"[{near.category or UNCATEGORIZED}] {near.content}",
                 related_to=near.related_to,
                 strength=near.strength,
             )
@@ -121,7 +152,15 @@ def memory_query(body: MemoryQuery):
 
     access.touch([r.id for r in results] + [r.id for r in linked])
     best = hits[0].relevance if hits else None
-    events.note(agent.id, "search", "ok", user_id=filters.get("user_id"), thread_id=body.thread_id, sim=best)
+    events.note(
+        agent.id,
+        "search",
+        "ok",
+        node=node,
+        user_id=filters.get("user_id"),
+        thread_id=body.thread_id,
+        sim=best,
+    )
     return QueryOut(
         return_=body.return_,
         results=results,

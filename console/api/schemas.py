@@ -23,9 +23,7 @@ from pydantic import (
 
 from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
 from models.mutations import MAX_REFINEMENT_PROMPT_CHARS, MAX_TAG_CHARS, MAX_TAGS
-
-NO_NUL = r"^[^\x00]*$"
-MAX_ID = 2**31 - 1
+from models.parsing import MAX_ID, NO_NUL, to_utc  # the one rule for ids, text and times
 
 
 def _utc(value: datetime) -> str:
@@ -47,6 +45,8 @@ FieldName = Annotated[str, Field(min_length=1, max_length=48, pattern=r"^[a-z][a
 MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
 Importance = Annotated[int, Field(ge=1, le=5)]
 MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
+# A filter time with any offset, as naive UTC: 0001-01-01T00:00+14:00 is the first moment, not an error.
+FilterTime = Annotated[datetime, AfterValidator(to_utc)]
 
 
 class Request(BaseModel):
@@ -88,16 +88,17 @@ class QueryFilters(Request):
     pinned: bool | None = None
     importance_min: Importance | None = None
     importance_max: Importance | None = None
-    updated_after: datetime | date | None = Field(
-        default=None, description="Inclusive; a date means 00:00 UTC."
+    updated_after: FilterTime | date | None = Field(
+        default=None, description="Inclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
     )
-    updated_before: datetime | date | None = Field(
-        default=None, description="Exclusive; a date means 00:00 UTC."
+    updated_before: FilterTime | date | None = Field(
+        default=None, description="Exclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
     )
 
 
 class MemoryQuery(Request):
-    """spec 003 §6. Categories default to the caller's whole allowlist; naming one outside it is a 403."""
+    """spec 003 §6. Categories default to the caller's whole allowlist and its uncategorised memories;
+    naming one outside the allowlist is a 403."""
 
     agent: Annotated[str, Field(min_length=1, max_length=120, pattern=NO_NUL)] | None = Field(
         default=None, description="Optional: the caller's name or role; anything else is a 403."
@@ -106,7 +107,11 @@ class MemoryQuery(Request):
         default="",
         description="Words to search for (any of them; more matches rank higher). Empty: by recency.",
     )
-    categories: Annotated[list[CategoryName], Field(max_length=32)] | None = None
+    categories: Annotated[list[CategoryName], Field(max_length=32)] | None = Field(
+        default=None,
+        description="Default: your whole allowlist plus your uncategorised memories. `uncategorized` names "
+        "those memories (always yours to read); any other name outside your allowlist is a 403.",
+    )
     filters: QueryFilters | None = None
     top_k: Annotated[int, Field(ge=1, le=50)] = 5
     return_: Literal["bullets", "full"] = Field(default="bullets", alias="return")
@@ -129,8 +134,10 @@ class MemoryQuery(Request):
 
 class Bullet(Response):
     id: int
-    category: str
-    text: str
+    category: str | None = Field(description="Null for one of your uncategorised memories.")
+    text: str = Field(
+        description="`[category] text`; `[uncategorized] text` for a memory without a category."
+    )
 
 
 class RelatedBullet(Bullet):
@@ -140,7 +147,7 @@ class RelatedBullet(Bullet):
 
 class FullResult(Response):
     id: int
-    category: str
+    category: str | None
     memory_type: str
     content: str
     tags: list[str]
@@ -199,7 +206,13 @@ class MemoryCreate(Request):
     field: FieldName | None = Field(
         default=None,
         description="The user-context field this memory sets (tagged field:<name>). Sensitive fields "
-        "(preferred_name, pronouns, city, language) are held as a proposed patch until the user consents.",
+        "(preferred_name, pronouns, city, language) are held as a proposed patch until the user consents; "
+        "other fields until two independent signals corroborate the same value.",
+    )
+    user_ack: bool = Field(
+        default=False,
+        description="The user explicitly acknowledged this in the chat: a second signal for a benign "
+        "user-context field (a sensitive field still waits for POST /patches/{id}/confirm).",
     )
     constitutional: bool = Field(default=False, description="Agents may not set it through the API (409).")
     user_id: Ident | None = None
@@ -244,6 +257,7 @@ class MemoryUpdate(Request):
     pinned: bool = None  # type: ignore[assignment]
     tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = None  # type: ignore[assignment]
     field: FieldName | None = None
+    user_ack: bool = Field(default=False, description="As on create: a signal for a benign user-context field.")
     user_id: Ident | None = None
     thread_id: Ident | None = None
     run_id: Ident | None = None
@@ -252,7 +266,7 @@ class MemoryUpdate(Request):
 
     @model_validator(mode="after")
     def _something(self) -> MemoryUpdate:
-        if not self.model_fields_set - {"field"}:
+        if not self.model_fields_set - {"field", "user_ack"}:
             raise ValueError("nothing to update")
         return self
 
@@ -294,6 +308,13 @@ class PatchOut(Response):
     id: int
     op: Literal["create", "update"]
     field: str
+    policy: Literal["consent", "signals"] = Field(
+        description="consent: a sensitive field, applied on the user's consent; signals: applied when two "
+        "independent signals agree."
+    )
+    signals: list[Literal["mention", "chat_ack", "ui", "tom"]] = Field(
+        description="The independent signals recorded so far (a mention counts once per thread)."
+    )
     memory_id: int | None
     status: Literal["pending", "confirmed", "rejected", "expired", "stale"]
     changes: dict[str, Any] | None = Field(description="The held write while pending; emptied once decided.")
@@ -397,6 +418,18 @@ class ExportLine(Response):
 # ----- the agent's own settings -----
 
 
+class EventCountOut(Response):
+    node: Literal["hotpath", "context", "episodic", "worker", "console"] = Field(
+        description="Where it happened: hotpath (your API calls), context (memory.query with since_rev), "
+        "episodic (your writes of episodic memories), worker (sessions and jobs), console (an admin)."
+    )
+    op: str = Field(
+        description="classify, search, create, update, merge, delete, restore, rollback, ttl or link."
+    )
+    last_24h: int
+    last_7d: int
+
+
 class AgentOut(Response):
     id: int
     name: str
@@ -407,7 +440,13 @@ class AgentOut(Response):
     min_retention: float
     mechanic_preconsent: bool
     has_refinement_prompt: bool
-    categories: list[str] = Field(description="The categories your role may read and write.")
+    categories: list[str] = Field(
+        description="The categories your role may read and write; your uncategorised memories are yours as well."
+    )
+    events: list[EventCountOut] = Field(
+        description="Operational events on your memory (spec 003 §14) by node and op, over the last 24 hours "
+        "and 7 days; content-free."
+    )
 
 
 class RefinementPromptOut(Response):

@@ -32,11 +32,12 @@ STATUS_TEXT = {
     401: "Missing, invalid or revoked bearer token",
     403: "Forbidden: a category outside your allowlist, or another agent's scope",
     404: "Not found (another agent's ids are reported exactly like missing ones), or a feature switched off",
-    409: "Conflict: a locked (constitutional or immutable) memory, or a decided patch",
+    409: "Conflict: a locked (constitutional or immutable) memory, a decided patch, or a memory past its purge date",
     413: "Request body too large",
     415: "The body must be sent as application/json",
     422: "Validation failed; `field` and `rule` name what",
-    503: "The job queue is unreachable; nothing was queued",
+    429: "Too many calls for this token (API_RATE_LIMIT); retry after Retry-After seconds",
+    503: "The database or the job queue is unavailable; nothing was changed. Retry after Retry-After seconds",
 }
 PATH_PARAMS = {
     "int": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
@@ -245,7 +246,7 @@ class Api:
                     }
                 }
             responses[str(status)] = entry
-        errors = {401, 404, 422, *op.extra_errors}
+        errors = {401, 404, 422, 429, 503, *op.extra_errors}  # 429, 503: README "Security"
         if op.body is not None:
             errors |= {400, 413, 415}
         for status in sorted(errors):
@@ -260,6 +261,10 @@ class Api:
                         "schema": {"type": "string"},
                         "description": "Bearer",
                     }
+                }
+            if status in (429, 503):
+                entry["headers"] = {
+                    "Retry-After": {"required": status == 429, "schema": {"type": "integer"}, "description": "Seconds"}
                 }
             responses[str(status)] = entry
         spec: dict[str, Any] = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 
 import click
 from flask.cli import with_appcontext
@@ -13,6 +13,7 @@ from models import Agent, DomainError, atomic, db
 from models.agent import DEFAULT_CORE_TOKEN_BUDGET
 from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
 from models.mutations import create_memory
+from models.parsing import to_utc
 
 from . import DomainErrorsAsMessages, emit, fail, resolve_agent
 
@@ -117,9 +118,7 @@ class ImportLine(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.tzinfo is not None:
-            value = value.astimezone(UTC).replace(tzinfo=None)
-        return value
+        return to_utc(value) if value is not None else None  # models/parsing.py: clamped, never overflows
 
 
 def _describe(err: ValidationError) -> str:

@@ -8,9 +8,11 @@ metadata; memory text appears only inside a live Mechanic's grant (DESIGN.md, in
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
 
-from . import filters, security
+from models.db import REPLICA, db, read_from_replica
+
+from . import filters, inputs, security
 
 
 def register_console(app: Flask) -> None:
@@ -23,6 +25,19 @@ def register_console(app: Flask) -> None:
     from console.workers import bp as workers_bp
 
     security.init_app(app)
+    inputs.init_app(app)
     filters.init_app(app)
     for blueprint in (auth_bp, agents_bp, memories_bp, timeline_bp, mechanic_bp, workers_bp):
         app.register_blueprint(blueprint)
+    pages = {bp.name for bp in (agents_bp, memories_bp, timeline_bp, mechanic_bp, workers_bp)}
+
+    @app.before_request
+    def _pages_read_from_the_replica():
+        # Console pages answering GET read from DATABASE_REPLICA_URL when set (models/db.py, "read replica").
+        if request.method == "GET" and request.blueprint in pages:
+            read_from_replica()
+
+    @app.teardown_request
+    def _reads_return_to_the_primary(_error):
+        # The opt-in lasts one request, even where requests share a session (an outer app context).
+        db.session.info.pop(REPLICA, None)
