@@ -21,11 +21,18 @@ wait_streaming() {
   return 1
 }
 
-if replica_up; then
+start_replica() {
+  pg_ctlcluster --skip-systemctl-redirect "$VERSION" replica start || return 1
+  for _ in $(seq 1 50); do replica_up && return 0; sleep 0.2; done
+  return 1
+}
+stop_replica() { pg_ctlcluster --skip-systemctl-redirect "$VERSION" replica stop 2>/dev/null || true; }
+
+# An existing replica, running or stopped: keep it if it streams.
+if replica_up || { [ -f "$DATA/standby.signal" ] && start_replica; }; then
   wait_streaming 20 && exit 0
-  echo "replica: 127.0.0.1:$PORT answers but cannot follow the primary; rebuilding it" >&2
-  pg_ctlcluster --skip-systemctl-redirect "$VERSION" replica stop || true
-  rm -f "$DATA/standby.signal"
+  echo "replica: 127.0.0.1:$PORT cannot follow the primary; rebuilding it" >&2
+  stop_replica
 fi
 
 # The primary must accept replication connections from loopback (trust, like every other loopback login here).
@@ -34,14 +41,10 @@ if ! grep -Eq '^host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\
   pg_ctlcluster --skip-systemctl-redirect "$VERSION" main reload
 fi
 
-if [ ! -f "$DATA/standby.signal" ]; then
-  echo "replica: creating cluster $VERSION/replica on port $PORT" >&2
-  pg_lsclusters -h | awk '{print $2}' | grep -qx replica || pg_createcluster "$VERSION" replica --port "$PORT" >/dev/null
-  cp "$HBA" "/etc/postgresql/$VERSION/replica/pg_hba.conf"  # the same loopback logins as the primary
-  rm -rf "$DATA" && mkdir -p "$DATA" && chown postgres:postgres "$DATA" && chmod 700 "$DATA"
-  as_postgres pg_basebackup -h 127.0.0.1 -p 5432 -U postgres -D "$DATA" -R -X stream -c fast
-fi
-pg_ctlcluster --skip-systemctl-redirect "$VERSION" replica start
-for _ in $(seq 1 50); do replica_up && break; sleep 0.2; done
-replica_up || { echo "replica: PostgreSQL replica is not answering on 127.0.0.1:$PORT" >&2; exit 1; }
+echo "replica: creating cluster $VERSION/replica on port $PORT from a base backup" >&2
+pg_lsclusters -h | awk '{print $2}' | grep -qx replica || pg_createcluster "$VERSION" replica --port "$PORT" >/dev/null
+cp "$HBA" "/etc/postgresql/$VERSION/replica/pg_hba.conf"  # the same loopback logins as the primary
+rm -rf "$DATA" && mkdir -p "$DATA" && chown postgres:postgres "$DATA" && chmod 700 "$DATA"
+as_postgres pg_basebackup -h 127.0.0.1 -p 5432 -U postgres -D "$DATA" -R -X stream -c fast
+start_replica || { echo "replica: PostgreSQL replica is not answering on 127.0.0.1:$PORT" >&2; exit 1; }
 wait_streaming 60 || { echo "replica: 127.0.0.1:$PORT does not stream from the primary" >&2; exit 1; }
