@@ -180,8 +180,8 @@ def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
 
 def bench_scan(app, agents: int, per_agent: int, runs: int) -> list[dict]:
     """The over-budget scan and the weekly sweep's selection over `agents` x `per_agent` core memories."""
-    from jobs.refinement import agents_due_for_sweep, over_budget_due
     from models import Agent, db
+    from models.due import agents_due_for_sweep, over_budget_due
 
     with db.engine.begin() as conn:
         first = conn.execute(sa.text("SELECT coalesce(max(id), 0) + 1 FROM agents")).scalar_one()

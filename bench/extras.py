@@ -330,7 +330,8 @@ def main() -> None:
 
     url = fresh_database(DB_NAME)
     os.environ["EMBEDDINGS"] = "hashed"  # the fallback embedder, whatever this machine has installed
-    from console import create_app, embedded_redis
+    from console import create_app
+    from infra import embedded_redis
 
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
                       "EMBEDDED_REDIS_DIR": REDIS_DIR, "LLM_OFFLINE": False, "LLM_MAX_RETRIES": 0})

@@ -79,8 +79,8 @@ def measure(llm, app, agent_id: int, limit: int | None) -> dict:
 
 
 def run(sizes: list[int]) -> list[dict]:
-    from console import create_app, embedded_redis
-    from jobs.ledger import DEFAULT_MAX_TOKENS
+    from console import create_app
+    from infra import embedded_redis
     from models import db
     from tests.scripted_llm import ScriptedLLM
 
@@ -97,6 +97,7 @@ def run(sizes: list[int]) -> list[dict]:
             "LLM_MAX_RETRIES": 0,
         }
     )
+    default_limit = app.config["REFINEMENT_LEDGER_MAX_TOKENS"]
     llm = ScriptedLLM().start()
     rows = []
     try:
@@ -120,10 +121,10 @@ def run(sizes: list[int]) -> list[dict]:
                     conn.execute(sa.text("ANALYZE agent_memories"))
                 db.session.remove()
                 started = time.perf_counter()
-                paged = measure(llm, app, agent_id, DEFAULT_MAX_TOKENS)
+                paged = measure(llm, app, agent_id, default_limit)
                 print(f"{size:,}: paged session in {time.perf_counter() - started:.0f} s", flush=True)
                 unpaged = measure(llm, app, agent_id, None)
-                rows.append({"size": size, "limit": DEFAULT_MAX_TOKENS, "paged": paged, "unpaged": unpaged})
+                rows.append({"size": size, "limit": default_limit, "paged": paged, "unpaged": unpaged})
                 print(json.dumps(rows[-1]), flush=True)
             db.session.remove()
             db.engine.dispose()

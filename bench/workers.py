@@ -118,7 +118,7 @@ def _seed(app, agents: int, model: str | None) -> list[int]:
 
 def _enqueue(app, agent_ids: list[int]) -> int:
     """A session per agent (as the scans queue them), plus a second bare job for one agent in ten."""
-    from console.queues import get_rq
+    from infra.queues import get_rq
     from jobs.refinement import enqueue_refinement, run_refinement
     from models import db
 
@@ -175,7 +175,7 @@ def _drain(url: str, workers: int, env: dict[str, str]) -> tuple[float, float]:
 def _job_waits(app, started: float) -> list[float]:
     from rq.registry import FinishedJobRegistry
 
-    from console.queues import get_rq
+    from infra.queues import get_rq
 
     waits = []
     with app.app_context():

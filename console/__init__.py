@@ -7,10 +7,10 @@ import os
 
 from flask import Flask
 
+from infra import queues
+from infra.config import Config
 from models.db import configure_engine
 
-from . import queues
-from .config import Config
 from .extensions import csrf, db, login_manager, migrate
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "migrations")

@@ -15,10 +15,10 @@ from redis.exceptions import RedisError
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from infra.queues import get_rq
 from models.db import REPLICA
 
 from .extensions import db
-from .queues import get_rq
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from flask import Flask, current_app, jsonify, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
-from . import embedded_redis
-from .queues import LOCAL_REDIS, parse_sentinels
+from infra import embedded_redis
+from infra.queues import LOCAL_REDIS, parse_sentinels
 
 
 def _digest(value: str) -> str:

@@ -48,8 +48,6 @@ log = logging.getLogger(__name__)
 TYPES = ("semantic", "episodic", "procedural", "insight")
 POOL_WINDOW = timedelta(hours=72)
 FINGERPRINT_TTL = timedelta(days=14)
-DEFAULT_PAIRS_PER_DAY = 50
-DEFAULT_TOKEN_BUDGET = 20_000
 PAIRS_PER_PROMPT = 8
 ACTOR = "system:consolidation"
 
@@ -171,11 +169,11 @@ def _verdicts(agent: Agent, pairs, offline: bool, budget: int, session: Refineme
 def consolidate_agent(agent_id: int) -> dict:
     """One agent's daily run, under the agent's single-flight lock (never beside a refinement session).
     Running it again the same day finds nothing new (fingerprints)."""
-    from console.queues import get_rq
+    from infra.queues import get_rq
 
-    from .refinement import DEFAULT_LOCK_TTL, AgentBusy, SingleFlight
+    from .refinement import AgentBusy, SingleFlight
 
-    ttl = float(current_app.config.get("REFINEMENT_LOCK_TTL", DEFAULT_LOCK_TTL))
+    ttl = float(current_app.config["REFINEMENT_LOCK_TTL"])
     try:
         with SingleFlight(get_rq().connection, agent_id, ttl):
             return _consolidate_locked(agent_id)
@@ -191,8 +189,8 @@ def _consolidate_locked(agent_id: int) -> dict:
     if missing:  # a model that cannot be reached is reported, never replaced by the offline rule
         return {"agent_id": agent_id, "status": "skipped", "reason": missing}
     config = current_app.config
-    limit = int(config.get("CONSOLIDATION_PAIRS_PER_DAY", DEFAULT_PAIRS_PER_DAY))
-    budget = int(config.get("CONSOLIDATION_TOKEN_BUDGET", DEFAULT_TOKEN_BUDGET))
+    limit = int(config["CONSOLIDATION_PAIRS_PER_DAY"])
+    budget = int(config["CONSOLIDATION_TOKEN_BUDGET"])
     already = db.session.scalar(
         select(db.func.count()).select_from(PairFingerprint).where(
             PairFingerprint.agent_id == agent_id, PairFingerprint.checked_at > utcnow() - timedelta(days=1)

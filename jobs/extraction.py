@@ -43,9 +43,9 @@ from models.writing import WritingRuleViolation, check_content
 
 from .embeddings import get_embedder
 from .llm import json_object, missing_endpoint, model_configured, model_for
-from .offline import same_fact
 from .prefilter import SEMANTIC_BANDS, bands_for, resolve
 from .relations import agent_vectors, embed_memories
+from .samefact import same_fact
 
 log = logging.getLogger(__name__)
 

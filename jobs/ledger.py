@@ -27,9 +27,8 @@ from models import AgentMemory
 from models.db import estimate_tokens
 from models.refinement import MAX_IDS_PER_CALL
 
-from .offline import content_words
+from .samefact import content_words
 
-DEFAULT_MAX_TOKENS = 48_000
 MIN_MAX_TOKENS = 8_000  # room for the rules, a 4,000-character own prompt and the longest memory's line
 GROUP_MIN = 0.8
 GROUP_NEIGHBOURS = 5

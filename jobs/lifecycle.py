@@ -22,7 +22,6 @@ from models.mutations import expire_memory, purge_memory
 log = logging.getLogger(__name__)
 
 IDLE = timedelta(days=60)
-DEFAULT_IMPORTANCE_BELOW = 3
 RUN_CAP = 5000  # rows per run and step: a backlog drains over several nights, each run stays bounded
 
 
@@ -74,7 +73,7 @@ def _purgeable(now: datetime, dialect: str):
 def ttl_lifecycle(now: datetime | None = None) -> dict:
     """Daily: expire idle low-importance memories, then purge those past their purge date. Idempotent."""
     now = now or utcnow()
-    threshold = int(current_app.config.get("TTL_IMPORTANCE_BELOW", DEFAULT_IMPORTANCE_BELOW))
+    threshold = int(current_app.config["TTL_IMPORTANCE_BELOW"])
     dialect = db.session.get_bind().dialect.name
     expired = purged = skipped = 0
     for agent_id, memory_id in db.session.execute(_expirable(now, threshold, dialect)).all():

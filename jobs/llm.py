@@ -7,49 +7,14 @@ Both return the same `Turn`, so the refinement loop, its tools and its guards ar
 from __future__ import annotations
 
 import json
-import os
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from flask import current_app
 
 from models import Agent
 
-OFFLINE_LABEL = "offline"
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass
-class Turn:
-    content: str | None
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-
-    def as_message(self) -> dict[str, Any]:
-        """The assistant message to append to the conversation."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.tool_calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in self.tool_calls
-            ]
-        return message
-
-
-class ChatModel(Protocol):
-    label: str
-
-    def turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
-    ) -> Turn: ...
+from .chat import ChatModel, ToolCall, Turn
+from .offline import OfflineRefiner
 
 
 class OpenAIChatModel:
@@ -110,7 +75,8 @@ def runs_offline(agent: Agent) -> bool:
 
 
 def _endpoint(agent: Agent) -> str | None:
-    return agent.base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
+    config = current_app.config
+    return agent.base_url or config["OPENAI_BASE_URL"] or config["OPENAI_API_KEY"]
 
 
 def model_configured(agent: Agent) -> bool:
@@ -155,17 +121,15 @@ def model_for(agent: Agent) -> ChatModel:
     none (or LLM_OFFLINE=1). A model without an endpoint is ModelNotConfigured, never a silent offline run:
     the admin would believe the agent's model had refined it."""
     if runs_offline(agent):
-        from .offline import OfflineRefiner
-
         return OfflineRefiner(agent.id)
     if not _endpoint(agent):
         raise ModelNotConfigured(_not_configured(agent))
     return OpenAIChatModel(
         agent.model_id,
-        base_url=agent.base_url or os.environ.get("OPENAI_BASE_URL"),
-        api_key=os.environ.get("OPENAI_API_KEY"),
-        timeout=float(current_app.config.get("LLM_TIMEOUT", 120)),
-        max_retries=int(current_app.config.get("LLM_MAX_RETRIES", 4)),
+        base_url=agent.base_url or current_app.config["OPENAI_BASE_URL"],
+        api_key=current_app.config["OPENAI_API_KEY"],
+        timeout=float(current_app.config["LLM_TIMEOUT"]),
+        max_retries=int(current_app.config["LLM_MAX_RETRIES"]),
     )
 
 

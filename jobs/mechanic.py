@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from models import Agent, MechanicGrant, atomic, db
 from models.errors import ValidationFailed
 from models.mechanic import MAX_GRANT_MINUTES, decide_grant, expire_grants

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .offline import content_words, fact_markers, same_fact
+from .samefact import content_words, fact_markers, same_fact
 
 RECENCY = timedelta(days=90)
 LEXICAL_OVERLAP = 0.5

@@ -20,21 +20,21 @@ from redis.exceptions import RedisError
 from redis.lock import Lock
 from rq import get_current_job
 from rq.job import Job, JobStatus
-from sqlalchemy import exists, func, select, update
-from sqlalchemy.orm import aliased
+from sqlalchemy import func, select, update
 
-from console.queues import get_rq
-from models import Agent, AgentMemory, AuditLog, RefinementSession, atomic, db, utcnow
+from infra.queues import get_rq
+from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
 from models.db import estimate_tokens
+from models.due import agents_due_for_sweep, over_budget_due
 from models.mutations import dedup_for_agent
 from models.refinement import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
 from models.session import account_turn, finish_session, set_baseline, start_session
 from models.session import count as count_stat
 
-from .ledger import DEFAULT_MAX_TOKENS as DEFAULT_LEDGER_MAX_TOKENS
+from .chat import OFFLINE_LABEL
 from .ledger import MIN_MAX_TOKENS, LedgerEntry, Page, plan_pages
-from .llm import OFFLINE_LABEL, ModelNotConfigured, model_for, parse_consent
+from .llm import ModelNotConfigured, model_for, parse_consent
 from .prompts import (
     KICKOFF,
     NUDGE,
@@ -47,12 +47,6 @@ from .prompts import (
 from .relations import agent_vectors, embed_memories
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_TURNS = 30
-DEFAULT_WALL_SECONDS = 900
-DEFAULT_LOCK_TTL = 30
-OVER_BUDGET_COOLDOWN = timedelta(hours=24)
-
 
 def lock_key(agent_id: int) -> str:
     return f"memconsole:refine:agent:{agent_id}"
@@ -142,7 +136,7 @@ def run_refinement(agent_id: int, trigger: str = "manual", session_id: int | Non
     agent = db.session.get(Agent, agent_id)
     if agent is None or not agent.active:
         raise LookupError(f"agent {agent_id} not found or inactive")
-    ttl = float(current_app.config.get("REFINEMENT_LOCK_TTL", DEFAULT_LOCK_TTL))
+    ttl = float(current_app.config["REFINEMENT_LOCK_TTL"])
     try:
         with SingleFlight(get_rq().connection, agent_id, ttl):
             _interrupt_orphans(agent_id, keep=session_id)
@@ -218,7 +212,7 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
 def _loop(session: RefinementSession, agent: Agent, model, tokens: int) -> None:
     memories = list(db.session.scalars(AgentMemory.active_core(agent.id)).all())
     lines = [ledger_line(m) for m in memories]
-    limit = max(int(current_app.config.get("REFINEMENT_LEDGER_MAX_TOKENS", DEFAULT_LEDGER_MAX_TOKENS)), MIN_MAX_TOKENS)
+    limit = max(int(current_app.config["REFINEMENT_LEDGER_MAX_TOKENS"]), MIN_MAX_TOKENS)
     # Built once: the system message is byte-identical on every turn, so prompt caching holds.
     messages = [
         {"role": "system", "content": refinement_prompt(agent, memories, tokens)},
@@ -240,8 +234,8 @@ def _loop(session: RefinementSession, agent: Agent, model, tokens: int) -> None:
         line_of = dict(zip((e.id for e in entries), lines, strict=True))
         messages = _page_messages(session, agent, pages, 0, line_of, limit)
     toolbox = RefinementToolbox(session.id)
-    max_turns = int(current_app.config.get("REFINEMENT_MAX_TURNS", DEFAULT_MAX_TURNS))
-    deadline = time.monotonic() + float(current_app.config.get("REFINEMENT_WALL_SECONDS", DEFAULT_WALL_SECONDS))
+    max_turns = int(current_app.config["REFINEMENT_MAX_TURNS"])
+    deadline = time.monotonic() + float(current_app.config["REFINEMENT_WALL_SECONDS"])
     page = 0
 
     # Turns, wall time, the hard cap and the breaker bound the session as a whole, whatever the pages.
@@ -469,85 +463,6 @@ def reconcile_sessions(now=None) -> dict:
         log.info("sessions reconciled: %d re-queued, %d failed, %d interrupted", len(requeued), len(failed),
                  len(interrupted))
     return {"requeued": requeued, "failed": failed, "interrupted": interrupted}
-
-
-def agents_due_for_sweep(now=None) -> list[int]:
-    """Weekly: active agents never refined or not within the week, plus any over budget (one query)."""
-    now = now or utcnow()
-    rows = db.session.scalars(
-        select(Agent.id)
-        .where(
-            Agent.active.is_(True),
-            Agent.core_count > 0,  # nothing to refine without core memories
-            (Agent.last_refinement_at.is_(None))
-            | (Agent.last_refinement_at < now - timedelta(weeks=1))
-            | (Agent.core_tokens > Agent.core_token_budget),
-        )
-        .order_by(Agent.id)
-    )
-    return list(rows)
-
-
-# A session that ended like this found nothing to do: running the same agent on the same memories
-# again would find nothing again, so the over-budget scan waits for a memory change.
-IDLE_STATUSES = ("completed", "consent_declined")
-
-
-def idle_since_last_session():
-    """SQL, correlated on Agent: the agent's newest session finished with zero operations (completed or
-    declined) and no memory of the agent has changed since (no audit record naming a memory after it
-    finished). Index probes only: the newest session by id, the (agent_id, created_at) audit index."""
-    session, other = aliased(RefinementSession), aliased(RefinementSession)
-    newest = select(func.max(other.id)).where(other.agent_id == Agent.id).correlate(Agent).scalar_subquery()
-    changed = (
-        select(AuditLog.id)
-        .where(
-            AuditLog.agent_id == Agent.id,
-            AuditLog.created_at > session.finished_at,
-            AuditLog.memory_id.is_not(None),
-        )
-        .correlate(Agent, session)
-    )
-    return exists(
-        select(session.id)
-        .where(
-            session.id == newest,
-            session.status.in_(IDLE_STATUSES),
-            session.ops_count == 0,
-            session.finished_at.is_not(None),
-            ~changed.exists(),
-        )
-        .correlate(Agent)
-    )
-
-
-def held_agents(agent_ids: list[int]) -> set[int]:
-    """Which of these agents the over-budget scan holds back (see `idle_since_last_session`)."""
-    if not agent_ids:
-        return set()
-    return set(db.session.scalars(select(Agent.id).where(Agent.id.in_(agent_ids), idle_since_last_session())))
-
-
-def over_budget_due(now=None, cooldown: timedelta = OVER_BUDGET_COOLDOWN) -> list[int]:
-    """Over-budget agents without a session started within the cool-down, and not held back because
-    their last session found nothing to do and their memories have not changed since, in one query
-    over the maintained totals (O(agents), not O(memories)); the rest are index probes per
-    over-budget agent."""
-    now = now or utcnow()
-    recent = select(RefinementSession.id).where(
-        RefinementSession.agent_id == Agent.id, RefinementSession.started_at >= now - cooldown
-    )
-    rows = db.session.scalars(
-        select(Agent.id)
-        .where(
-            Agent.active.is_(True),
-            Agent.core_tokens > Agent.core_token_budget,
-            ~recent.exists(),
-            ~idle_since_last_session(),
-        )
-        .order_by(Agent.id)
-    )
-    return list(rows)
 
 
 def refinement_sweep() -> dict:

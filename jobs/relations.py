@@ -23,8 +23,6 @@ from .embeddings import from_bytes, get_embedder, to_bytes
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LINK_MIN = 0.6
-DEFAULT_TOP_K = 5
 BATCH = 256
 SCORE_CHUNK = 1024  # batch rows scored per matrix product (bounds memory: rows x agent memories)
 LINKED_TYPES = ("semantic",)
@@ -32,7 +30,7 @@ LINKED_TYPES = ("semantic",)
 
 def _settings() -> tuple[float, int]:
     config = current_app.config
-    return float(config.get("RELATIONS_LINK_MIN", DEFAULT_LINK_MIN)), int(config.get("RELATIONS_TOP_K", DEFAULT_TOP_K))
+    return float(config["RELATIONS_LINK_MIN"]), int(config["RELATIONS_TOP_K"])
 
 
 def embed_memories(agent_id: int, memory_ids: Iterable[int] | None = None) -> int:

@@ -14,8 +14,8 @@ from typing import Any
 from flask import current_app
 from rq_scheduler import Scheduler
 
-from console.config import SCHEDULE_DEFAULTS, schedule_cron
-from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
+from infra.config import SCHEDULE_DEFAULTS, schedule_cron
+from infra.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 from models.patches import expire_patches
 
 from .consolidation import daily_consolidation
@@ -34,7 +34,7 @@ ID_PREFIX = "recurring-"
 @dataclass(frozen=True)
 class Recurring:
     name: str
-    setting: str  # the config key holding its timing (console/config.py SCHEDULE_DEFAULTS)
+    setting: str  # the config key holding its timing (infra/config.py SCHEDULE_DEFAULTS)
     func: Callable
     queue: str
     title: str

@@ -24,7 +24,6 @@ user's memories only, however many other users the agent serves.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -45,7 +44,6 @@ RELOAD_SECONDS = 3600.0  # a full rebuild, dropping deleted memories' rows
 # created_at just before its batch commits, so a row can become visible a moment after its stamp. Only
 # ids and stamps are read for that window; vectors cross the wire only for rows new or changed since.
 MARGIN = timedelta(seconds=10)
-DEFAULT_CACHE_MB = 512
 NO_USER = -1
 
 
@@ -237,10 +235,8 @@ def cache() -> VectorCache:
     extensions = current_app.extensions
     found = extensions.get("vector_cache")
     if found is None:
-        megabytes = (
-            current_app.config.get("VECTOR_CACHE_MB") or os.environ.get("VECTOR_CACHE_MB") or DEFAULT_CACHE_MB
-        )
-        found = extensions.setdefault("vector_cache", VectorCache(int(float(megabytes) * 1024 * 1024)))
+        megabytes = float(current_app.config["VECTOR_CACHE_MB"])
+        found = extensions.setdefault("vector_cache", VectorCache(int(megabytes * 1024 * 1024)))
     return found
 
 

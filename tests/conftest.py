@@ -79,7 +79,7 @@ def database_url(database_template, tmp_path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory) -> str:
     if REDIS_CHOICE == "embedded":
-        from console import embedded_redis
+        from infra import embedded_redis
 
         directory = str(tmp_path_factory.mktemp("redis"))
         url = embedded_redis.ensure_running(directory)

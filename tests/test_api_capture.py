@@ -8,7 +8,7 @@ import json
 import sqlalchemy as sa
 from rq import SimpleWorker
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from models import AgentMemory, AuditLog, db
 from tests import scripted_llm as s
 from tests.test_api_support import bearer, table_state
@@ -70,7 +70,7 @@ def test_procedures_are_off_by_default_then_saved_as_numbered_steps_for_roles_th
 def test_a_long_turn_is_queued_and_a_worker_writes_its_new_facts_within_the_caps(
     app, client, make_agent, llm, monkeypatch
 ):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent = make_agent(role="planner", model_id="scripted-model", base_url=llm.url)
     headers = bearer(agent)
     queue = get_rq().queue("llm")

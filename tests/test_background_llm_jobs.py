@@ -16,8 +16,8 @@ from tests import scripted_llm as s
 
 
 @pytest.fixture
-def agent(make_agent, llm, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+def agent(app, make_agent, llm, monkeypatch):
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     return make_agent(model_id="scripted-model", base_url=llm.url, core_token_budget=60)
 
 

@@ -115,8 +115,8 @@ def test_a_sensitive_field_waits_for_consent_even_with_an_acknowledgement_on_the
 
 
 @pytest.fixture
-def tom_agent(make_agent, llm, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+def tom_agent(app, make_agent, llm, monkeypatch):
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent = make_agent(model_id="scripted-model", base_url=llm.url, role="supervisor")
     create_memory(
         agent.id, "Maya asked for shorter answers twice today", actor="agent", memory_type="episodic"

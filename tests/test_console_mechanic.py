@@ -78,7 +78,7 @@ def test_standing_consent_given_through_the_agent_api_is_honoured_offline(agent,
 
 
 def test_the_agents_own_model_is_asked_with_purpose_scope_and_duration(app, agent, admin, llm, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent.model_id, agent.base_url = "scripted-model", llm.url
     db.session.commit()
     llm.script = [s.consent(True, "I trust this purpose")]
@@ -95,7 +95,7 @@ def test_the_agents_own_model_is_asked_with_purpose_scope_and_duration(app, agen
 def test_anything_but_an_explicit_yes_from_the_model_is_a_refusal(
     app, agent, admin, llm, monkeypatch, answer
 ):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent.model_id, agent.base_url = "scripted-model", llm.url
     db.session.commit()
     llm.script = [answer]
@@ -106,7 +106,7 @@ def test_anything_but_an_explicit_yes_from_the_model_is_a_refusal(
 def test_a_model_that_fails_to_answer_declines_and_the_job_fails(
     app, agent, admin, llm, monkeypatch, redis_conn
 ):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     app.config["LLM_MAX_RETRIES"] = 0
     agent.model_id, agent.base_url = "scripted-model", llm.url
     db.session.commit()

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from console.agents.outcome import session_outcome
-from jobs.refinement import held_agents, over_budget_due, run_refinement
+from jobs.refinement import run_refinement
 from models import AgentMemory, RefinementSession, db, utcnow
+from models.due import held_agents, over_budget_due
 from models.mutations import create_memory, set_constitutional
 
 LATER = timedelta(days=2)  # past the scan's 24 h cool-down

@@ -7,8 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from jobs.embeddings import HashedBagOfWords
-from jobs.offline import same_fact
 from jobs.prefilter import Candidate, passes
+from jobs.samefact import same_fact
 from models import utcnow
 
 CORPUS = Path(__file__).parent / "data" / "duplicates.jsonl"

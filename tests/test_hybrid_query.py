@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from rq import SimpleWorker
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from jobs import embeddings
 from models import MemoryEmbedding, db, query, vectors
 from models.mutations import create_memory, soft_delete_memories
@@ -64,12 +64,12 @@ def embeddings_reply(request: dict) -> Reply:
 
 
 @pytest.fixture
-def embedder(llm, monkeypatch):
+def embedder(app, llm, monkeypatch):
     """EMBEDDINGS_MODEL on the scripted endpoint: the configured, real (non-fallback) embedder."""
     llm.fallback = embeddings_reply
-    monkeypatch.setenv("EMBEDDINGS", "endpoint")
-    monkeypatch.setenv("EMBEDDINGS_MODEL", MODEL)
-    monkeypatch.setenv("EMBEDDINGS_BASE_URL", llm.url)
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "endpoint")
+    monkeypatch.setitem(app.config, "EMBEDDINGS_MODEL", MODEL)
+    monkeypatch.setitem(app.config, "EMBEDDINGS_BASE_URL", llm.url)
     embeddings._build.cache_clear()
     embeddings._query_vector.cache_clear()
     yield llm
@@ -78,9 +78,9 @@ def embedder(llm, monkeypatch):
 
 
 @pytest.fixture
-def no_embedder(monkeypatch):
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
-    monkeypatch.delenv("EMBEDDINGS_MODEL", raising=False)
+def no_embedder(app, monkeypatch):
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
+    monkeypatch.setitem(app.config, "EMBEDDINGS_MODEL", None)
     embeddings._build.cache_clear()
     yield
     embeddings._build.cache_clear()

@@ -23,12 +23,13 @@ from rq.registry import FailedJobRegistry
 from rq_scheduler import Scheduler
 from sqlalchemy import event, func, select
 
-from console import embedded_redis
-from console.queues import FAILURE_TTL, QUEUE_TIMEOUTS
+from infra import embedded_redis
+from infra.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 from jobs.maintenance import agents_with_duplicates, dedup_agent, dedup_all_agents
-from jobs.refinement import over_budget_due, over_budget_scan, refinement_sweep
+from jobs.refinement import over_budget_scan, refinement_sweep
 from jobs.schedule import ID_PREFIX, RECURRING, reconcile
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
+from models.due import over_budget_due
 from models.mutations import soft_delete_memories
 from tests.job_fixtures import echo, explode, process_ids
 
@@ -503,7 +504,7 @@ def test_embedded_redis_starts_once_and_is_shared_across_processes(embedded_dir)
         [
             sys.executable,
             "-c",
-            "import sys; from console import embedded_redis; print(embedded_redis.ensure_running(sys.argv[1]))",
+            "import sys; from infra import embedded_redis; print(embedded_redis.ensure_running(sys.argv[1]))",
             embedded_dir,
         ],
         cwd=REPO_ROOT,
@@ -519,7 +520,7 @@ def test_embedded_redis_starts_once_and_is_shared_across_processes(embedded_dir)
 
 
 def test_embedded_redis_concurrent_starters_start_one_server(embedded_dir):
-    code = "import sys; from console import embedded_redis; print(embedded_redis.ensure_running(sys.argv[1]))"
+    code = "import sys; from infra import embedded_redis; print(embedded_redis.ensure_running(sys.argv[1]))"
     starters = [
         subprocess.Popen(
             [sys.executable, "-c", code, embedded_dir],

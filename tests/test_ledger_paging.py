@@ -28,8 +28,8 @@ PAGE_HEADER = re.compile(r"## Your core memory ledger: page (\d+) of (\d+)")
 
 @pytest.fixture
 def agent(make_agent, llm, monkeypatch, redis_conn, app):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     app.config["REFINEMENT_LEDGER_MAX_TOKENS"] = LIMIT
     return make_agent(model_id="scripted-model", base_url=llm.url, core_token_budget=100)
 

@@ -22,9 +22,9 @@ from models.mutations import create_memory
 from models.user import create_admin
 
 
-def _no_endpoint(monkeypatch):
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def _no_endpoint(app, monkeypatch):
+    monkeypatch.setitem(app.config, "OPENAI_BASE_URL", None)
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", None)
 
 
 def _counts() -> tuple[int, int]:
@@ -35,7 +35,7 @@ def _counts() -> tuple[int, int]:
 
 
 def test_background_jobs_skip_an_unreachable_model_naming_the_setting(app, redis_conn, make_agent, monkeypatch):
-    _no_endpoint(monkeypatch)
+    _no_endpoint(app, monkeypatch)
     app.config["MULTI_FACT_EXTRACTION"] = True
     agent = make_agent(model_id="some-model")
     for text in ("The user likes tea.", "the user likes tea", "Visited Porto last spring."):
@@ -58,14 +58,14 @@ def test_background_jobs_skip_an_unreachable_model_naming_the_setting(app, redis
 
 
 def test_the_offline_policy_still_applies_to_an_agent_without_a_model(app, redis_conn, make_agent, monkeypatch):
-    _no_endpoint(monkeypatch)
+    _no_endpoint(app, monkeypatch)
     agent = make_agent()
     assert missing_endpoint(agent) is None
     assert reflect_for_agent(agent.id)["reason"] == "offline policy: keep journals"
 
 
 def test_the_mechanic_consent_question_says_the_model_cannot_be_called(app, redis_conn, make_agent, monkeypatch):
-    _no_endpoint(monkeypatch)
+    _no_endpoint(app, monkeypatch)
     admin = create_admin("mechanic@example.com", "correct horse battery staple")
     agent = make_agent(model_id="some-model")
     grant = request_grant(agent.id, admin.id, "Checking why the agent repeats itself", "all", None, 10)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rq import SimpleWorker
 from rq.job import Job
 
-from console.queues import QUEUE_TIMEOUTS
+from infra.queues import QUEUE_TIMEOUTS
 from jobs.refinement import enqueue_refinement, refinement_queue
 from models import RefinementSession, db
 

@@ -23,7 +23,7 @@ from rq import SimpleWorker
 from rq.job import JobStatus
 
 from console import create_app
-from console.queues import get_rq, parse_sentinels
+from infra.queues import get_rq, parse_sentinels
 from models import db
 from tests.job_fixtures import echo
 

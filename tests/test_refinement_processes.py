@@ -25,8 +25,8 @@ FLASK = [sys.executable, "-m", "flask", "--app", "wsgi"]
 
 
 @pytest.fixture
-def agent(make_agent, llm, monkeypatch, redis_conn):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+def agent(app, make_agent, llm, monkeypatch, redis_conn):
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent = make_agent(model_id="scripted-model", base_url=llm.url)
     for i in range(10):
         create_memory(agent.id, f"Memory {i} on subject {i * 3}", actor="admin:seed")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from rq import SimpleWorker
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from models import MemoryRelation, db, estimate_tokens
 from models.mutations import create_memory, soft_delete_memories
 from tests.test_api_support import bearer

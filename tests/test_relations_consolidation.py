@@ -105,7 +105,7 @@ def test_consolidation_respects_the_daily_pair_cap(make_agent, redis_conn, app):
 def test_model_checks_pairs_in_batches_within_a_token_budget_and_fingerprints_suppress_rechecks(
     make_agent, redis_conn, llm, monkeypatch, app
 ):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
     agent = make_agent(model_id="scripted-model", base_url=llm.url)
     for i in range(10):
         semantic(agent, f"Release {i} is scheduled for sprint {i}")

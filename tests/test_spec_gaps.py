@@ -307,7 +307,7 @@ def test_a_model_without_an_endpoint_fails_the_session_naming_the_setting_and_ch
     from models import RefinementSession
 
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setitem(app.config, name, None)
     agent = make_agent(model_id="vendor/some-model", core_token_budget=100)
     for text in (
         "The user likes the green tea.",
@@ -367,7 +367,7 @@ def test_the_offline_same_fact_rule_merges_only_what_the_readme_says():
     """README "Models": the same words after normalising, articles aside, with the same numbers, dates,
     names and negations. A near-identical wording with one other word (92% of the words in order) is not
     the same fact."""
-    from jobs.offline import same_fact
+    from jobs.samefact import same_fact
 
     assert same_fact("The user’s dog can't swim & hates rain.", "the users dog cannot swim and hates rain")
     assert same_fact(

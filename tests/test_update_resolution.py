@@ -45,14 +45,14 @@ def columns(memory_id: int) -> dict:
 
 
 @pytest.fixture
-def model_agent(make_agent, llm, monkeypatch, redis_conn):
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
+def model_agent(app, make_agent, llm, monkeypatch, redis_conn):
+    monkeypatch.setitem(app.config, "OPENAI_API_KEY", "test-key")
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     return make_agent(model_id="scripted-model", base_url=llm.url)
 
 
-def test_a_numeric_step_updates_the_older_fact_audited_and_reversible(make_agent, redis_conn, monkeypatch):
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
+def test_a_numeric_step_updates_the_older_fact_audited_and_reversible(app, make_agent, redis_conn, monkeypatch):
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     agent = make_agent()
     older, newer = semantic(agent, OLD, days_ago=5), semantic(agent, NEW)
     before = {older.id: columns(older.id), newer.id: columns(newer.id)}
@@ -119,8 +119,8 @@ def test_the_model_decides_updates_and_is_not_asked_what_the_same_fact_rule_sett
     assert row(older.id).content == NEW and row(newer.id).deleted_at is not None
 
 
-def test_consolidation_checks_the_writing_rules_before_it_writes(make_agent, redis_conn, monkeypatch):
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
+def test_consolidation_checks_the_writing_rules_before_it_writes(app, make_agent, redis_conn, monkeypatch):
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     agent = make_agent()
     # Written by an admin's import, past the API's writing rules: a first-person semantic memory.
     first = create_memory(agent.id, "I take two sugars in my coffee", actor="admin:1", memory_type="semantic")
@@ -132,10 +132,10 @@ def test_consolidation_checks_the_writing_rules_before_it_writes(make_agent, red
     assert row(first.id).deleted_at is None and row(twin.id).deleted_at is None
 
 
-def test_consolidation_never_changes_a_sensitive_field_and_pairs_only_within_one_field(
+def test_consolidation_never_changes_a_sensitive_field_and_pairs_only_within_one_field(app,
     make_agent, redis_conn, monkeypatch
 ):
-    monkeypatch.setenv("EMBEDDINGS", "hashed")
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     agent = make_agent()
     older = semantic(agent, "The user lives in district 3 of Lyon", days_ago=4, tags=["field:city"])
     newer = semantic(agent, "The user lives in district 5 of Lyon", tags=["field:city"])

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from redis.exceptions import RedisError
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from models.console_queries import TokenHistory, audit_versions, token_histories
 
 log = logging.getLogger(__name__)

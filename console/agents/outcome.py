@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from flask import url_for
 
 from console.web.glossary import TRIGGERS
-from jobs.refinement import held_agents
 from models import Agent, RefinementSession, db
+from models.due import held_agents
 
 OPERATION_STATS = (
     ("consolidations", "merge", "merges"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from jobs.refinement import held_agents
 from models import Agent, MechanicGrant, RefinementSession, utcnow
 from models.console_queries import (
     MemoryStats,
@@ -16,6 +15,7 @@ from models.console_queries import (
     session_marks,
     token_series,
 )
+from models.due import held_agents
 
 from .history_cache import cached_histories
 from .planning import NextRun, next_refinement, recurring_next_runs

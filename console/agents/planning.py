@@ -17,11 +17,11 @@ from crontab import CronTab
 from redis.exceptions import RedisError
 from rq_scheduler import Scheduler
 
-from console.queues import get_rq
-from jobs.refinement import OVER_BUDGET_COOLDOWN
+from infra.queues import get_rq
 from jobs.schedule import recurring, scheduled
 from models import Agent, RefinementSession
 from models.agent import REFINEMENT_INTERVAL
+from models.due import OVER_BUDGET_COOLDOWN
 
 log = logging.getLogger(__name__)
 SWEEP, SCAN = "refinement-sweep", "over-budget-scan"

@@ -11,10 +11,10 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from sqlalchemy import select
 
-from console.queues import get_rq
 from console.web.filters import TZ_COOKIE, common_zones, display_zone, valid_zone
 from console.web.glossary import plain
 from console.web.htmx import is_htmx, page_number, redirect_to, render
+from infra.queues import get_rq
 from jobs.refinement import enqueue_refinement
 from models import Agent, DomainError, db
 from models.console_queries import (

@@ -57,7 +57,7 @@ def authenticate():
 def flush_bookkeeping(response):
     """Buffered access times and search events are written in batches: by a flusher thread per process
     in production, here (when due) under test, where requests run one at a time."""
-    interval = current_app.config.get("API_FLUSH_SECONDS", 2.0)
+    interval = current_app.config["API_FLUSH_SECONDS"]
     if current_app.testing:
         flush_due(interval)
     else:

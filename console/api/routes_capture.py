@@ -6,10 +6,10 @@ from __future__ import annotations
 from flask import current_app
 from redis.exceptions import RedisError
 
+from infra.queues import get_rq
 from jobs.extraction import MIN_TURN_CHARS, extract_facts, save_procedure
 from models import DomainError, FeatureDisabled
 
-from ..queues import get_rq
 from . import api
 from .auth import category_config, current_agent
 from .convert import memory_out, memory_rev

@@ -10,6 +10,7 @@ from flask import Response, stream_with_context
 from redis.exceptions import RedisError
 from sqlalchemy import select
 
+from infra.queues import get_rq
 from jobs.embeddings import embed_written, semantic_configured
 from jobs.relations import LINKED_TYPES, link_related
 from models import (
@@ -27,7 +28,6 @@ from models import (
 )
 from models.restore import restore_deleted
 
-from ..queues import get_rq
 from . import api
 from .auth import category_config, current_agent
 from .convert import history_event_out, memory_out, memory_rev, patch_out

@@ -9,7 +9,7 @@ import click
 from flask.cli import with_appcontext
 from rq import Worker
 
-from console.queues import get_rq
+from infra.queues import get_rq
 from models import db
 
 from . import emit

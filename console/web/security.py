@@ -64,7 +64,7 @@ def end_stale_session() -> None:
     now = time.time()
     started, seen = session.get("signed_in_at"), session.get("seen_at")
     lifetime = current_app.permanent_session_lifetime.total_seconds()
-    idle = float(current_app.config.get("SESSION_IDLE_MINUTES", 30)) * 60
+    idle = float(current_app.config["SESSION_IDLE_MINUTES"]) * 60
     if (
         not isinstance(started, int | float)
         or not isinstance(seen, int | float)

@@ -13,7 +13,7 @@ from rq import Worker
 from rq.job import Job
 from rq_scheduler import Scheduler
 
-from console.queues import RQ
+from infra.queues import RQ
 from jobs.schedule import recurring, scheduled
 
 FAILURES_SHOWN = 25

@@ -14,8 +14,8 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from rq.suspension import resume, suspend
 
-from console.queues import get_rq
 from console.web.htmx import redirect_to, render
+from infra.queues import get_rq
 from jobs.schedule import recurring
 
 from . import bp

@@ -31,8 +31,9 @@ def main(outdir: Path) -> None:
     from rq_scheduler import Scheduler
     from sqlalchemy import select
 
-    from console import create_app, embedded_redis
+    from console import create_app
     from console.demo import seed_demo
+    from infra import embedded_redis
     from jobs.mechanic import ask_mechanic_consent
     from jobs.refinement import run_refinement
     from jobs.schedule import reconcile

@@ -39,6 +39,8 @@ class Config:
         self.RATELIMIT_STORAGE_URI = env.get("RATELIMIT_STORAGE_URI") or None
         self.LOGIN_RATE_LIMIT = env.get("LOGIN_RATE_LIMIT", "5/minute;30/hour")
         self.API_RATE_LIMIT = env.get("API_RATE_LIMIT", "600/minute")
+        # Agent API bookkeeping (last-access touches, search events) is written in batches this often.
+        self.API_FLUSH_SECONDS = float(env.get("API_FLUSH_SECONDS", 2.0))
         # Storage quotas per agent (models/quotas.py).
         self.MAX_MEMORIES_PER_AGENT = int(env.get("MAX_MEMORIES_PER_AGENT", 100_000))
         self.MAX_CHECKPOINT_BYTES_PER_AGENT = int(env.get("MAX_CHECKPOINT_BYTES_PER_AGENT", 64 * 1024 * 1024))
@@ -61,6 +63,18 @@ class Config:
         self.LLM_TIMEOUT = float(env.get("LLM_TIMEOUT", 120))
         self.LLM_MAX_RETRIES = int(env.get("LLM_MAX_RETRIES", 4))
         self.LLM_OFFLINE = env.get("LLM_OFFLINE", "0") == "1"
+        # The default endpoint for agents' models (an agent's own base_url wins) and its key; the key also
+        # serves the embeddings endpoint.
+        self.OPENAI_BASE_URL = env.get("OPENAI_BASE_URL") or None
+        self.OPENAI_API_KEY = env.get("OPENAI_API_KEY") or None
+        # Dense vectors for memory.query (jobs/embeddings.py): auto, endpoint, local or hashed.
+        self.EMBEDDINGS = env.get("EMBEDDINGS", "auto").lower()
+        self.EMBEDDINGS_MODEL = env.get("EMBEDDINGS_MODEL") or None
+        self.EMBEDDINGS_BASE_URL = env.get("EMBEDDINGS_BASE_URL") or None
+        # A request embedding its question gives up on the endpoint after this long and ranks lexically.
+        self.QUERY_EMBEDDING_TIMEOUT = float(env.get("QUERY_EMBEDDING_TIMEOUT", 5))
+        # Per-process cache of agents' vector matrices (models/vectors.py), in MB.
+        self.VECTOR_CACHE_MB = float(env.get("VECTOR_CACHE_MB", 512))
         # Background memory work (spec 003): thresholds, caps and the optional write paths.
         self.TTL_IMPORTANCE_BELOW = int(env.get("TTL_IMPORTANCE_BELOW", 3))
         self.CONSOLIDATION_PAIRS_PER_DAY = int(env.get("CONSOLIDATION_PAIRS_PER_DAY", 50))

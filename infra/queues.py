@@ -14,7 +14,7 @@ from redis.retry import Retry
 from redis.sentinel import Sentinel
 from rq import Queue
 
-from . import embedded_redis
+from infra import embedded_redis
 
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 # Queues are named by purpose so they scale separately.
