@@ -107,7 +107,7 @@ class Console:
         self.ids: list[int] = []
 
     def add(self, texts: list[str]) -> None:
-        from jobs import embeddings
+        from jobs import relations
         from models.mutations import create_memory
 
         for text in texts:
@@ -115,7 +115,7 @@ class Console:
                 create_memory(self.agent_id, text, actor="agent", memory_type="semantic", category="profile",
                               user_id="u1").id
             )  # fmt: skip
-        embeddings.backfill(embeddings.stale_memories([self.agent_id]))
+        relations.backfill(relations.stale_memories([self.agent_id]))
 
     def search(self, question: str) -> list[int]:
         from models import query

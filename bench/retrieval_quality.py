@@ -144,7 +144,7 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
     from flask_migrate import upgrade
 
     from console import create_app
-    from jobs import embeddings
+    from jobs import embeddings, relations
     from models import Agent, db, query
     from models.mutations import create_memory
 
@@ -162,7 +162,7 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
             for text in texts
         ]  # fmt: skip
         started = time.perf_counter()
-        embeddings.backfill(embeddings.stale_memories([agent.id]))
+        relations.backfill(relations.stale_memories([agent.id]))
         print(f"  embedded {len(texts)} memories in {time.perf_counter() - started:.1f} s", flush=True)
         position = {memory_id: i for i, memory_id in enumerate(ids)}
 

@@ -43,7 +43,7 @@ def create_app(config: dict | None = None) -> Flask:
         return user_by_session_token(session_token)
 
     from .errors import register_error_handlers
-    from .web import register_console
+    from .pages import register_console
 
     register_error_handlers(app)
     register_console(app)
@@ -65,3 +65,10 @@ def create_app(config: dict | None = None) -> Flask:
 def _configure_logging(app: Flask) -> None:
     if not app.debug and not app.testing:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def main() -> None:
+    """The `memconsole` console script: the same commands as `flask --app wsgi`."""
+    from flask.cli import FlaskGroup
+
+    FlaskGroup(create_app=create_app)()

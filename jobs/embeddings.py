@@ -25,7 +25,6 @@ import hashlib
 import importlib.util
 import logging
 import os
-from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Protocol
 
@@ -201,61 +200,3 @@ def query_vector(text: str) -> tuple[str, np.ndarray] | None:
     if embedder is None or not text or not text.strip():
         return None
     return embedder.label, _query_vector(embedder, text.strip())
-
-
-def embed_written(agent_id: int, memory_ids: list[int]) -> int:
-    """The maintenance job after an API write of a memory the relations job does not link: store its
-    vector (a no-op when it is current, or when no real embedder is configured). Returns how many."""
-    if not semantic_configured():
-        return 0
-    from .relations import embed_memories  # relations builds on this module
-
-    return embed_memories(agent_id, memory_ids)
-
-
-def stale_memories(agent_ids: Iterable[int] | None = None) -> list[tuple[int, int]]:
-    """(agent_id, memory_id) of every active memory (of these agents, or all) without a current vector of
-    the configured embedder, in order."""
-    from sqlalchemy import or_, select
-
-    from models import AgentMemory, MemoryEmbedding, db
-
-    label = get_embedder().label
-    stmt = (
-        select(AgentMemory.agent_id, AgentMemory.id)
-        .outerjoin(MemoryEmbedding, MemoryEmbedding.memory_id == AgentMemory.id)
-        .where(
-            AgentMemory.deleted_at.is_(None),
-            or_(
-                MemoryEmbedding.memory_id.is_(None),
-                MemoryEmbedding.content_hash != AgentMemory.content_hash,
-                MemoryEmbedding.model != label,
-            ),
-        )
-        .order_by(AgentMemory.agent_id, AgentMemory.id)
-    )
-    if agent_ids is not None:
-        stmt = stmt.where(AgentMemory.agent_id.in_(list(agent_ids)))
-    return [(int(a), int(m)) for a, m in db.session.execute(stmt)]
-
-
-BACKFILL_BATCH = 256
-
-
-def backfill(pending: list[tuple[int, int]], on_progress: Callable[[int], None] | None = None) -> int:
-    """Embed and store these (agent_id, memory_id) pairs (`stale_memories`), BACKFILL_BATCH at a time, each
-    batch its own unit of work (an interrupted backfill resumes where it stopped). Returns how many were
-    embedded; `on_progress(n)` is told after each batch."""
-    from .relations import embed_memories  # relations builds on this module
-
-    done = 0
-    by_agent: dict[int, list[int]] = {}
-    for agent_id, memory_id in pending:
-        by_agent.setdefault(agent_id, []).append(memory_id)
-    for agent_id, ids in by_agent.items():
-        for start in range(0, len(ids), BACKFILL_BATCH):
-            chunk = ids[start : start + BACKFILL_BATCH]
-            done += embed_memories(agent_id, chunk)
-            if on_progress is not None:
-                on_progress(len(chunk))
-    return done

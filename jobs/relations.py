@@ -10,7 +10,7 @@ query's: the ranking's relation boost (models/query.py) and `models.relations.ne
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from flask import current_app
@@ -19,7 +19,7 @@ from sqlalchemy import insert, or_, select
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.audit import new_op_id, write_audits
 
-from .embeddings import from_bytes, get_embedder, to_bytes
+from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
 
 log = logging.getLogger(__name__)
 
@@ -193,3 +193,56 @@ def link_pending() -> dict:
     edges = sum(link_related(agent_id, ids) for agent_id, ids in by_agent.items())
     log.info("relations: %d memories embedded and linked, %d edges", len(pending), edges)
     return {"memories": len(pending), "edges": edges}
+
+
+# ----- vectors for memory.query: after an API write, and the backfill of what is stored -----
+
+
+def embed_written(agent_id: int, memory_ids: list[int]) -> int:
+    """The maintenance job after an API write of a memory the relations job does not link: store its
+    vector (a no-op when it is current, or when no real embedder is configured). Returns how many."""
+    if not semantic_configured():
+        return 0
+    return embed_memories(agent_id, memory_ids)
+
+
+def stale_memories(agent_ids: Iterable[int] | None = None) -> list[tuple[int, int]]:
+    """(agent_id, memory_id) of every active memory (of these agents, or all) without a current vector of
+    the configured embedder, in order."""
+    label = get_embedder().label
+    stmt = (
+        select(AgentMemory.agent_id, AgentMemory.id)
+        .outerjoin(MemoryEmbedding, MemoryEmbedding.memory_id == AgentMemory.id)
+        .where(
+            AgentMemory.deleted_at.is_(None),
+            or_(
+                MemoryEmbedding.memory_id.is_(None),
+                MemoryEmbedding.content_hash != AgentMemory.content_hash,
+                MemoryEmbedding.model != label,
+            ),
+        )
+        .order_by(AgentMemory.agent_id, AgentMemory.id)
+    )
+    if agent_ids is not None:
+        stmt = stmt.where(AgentMemory.agent_id.in_(list(agent_ids)))
+    return [(int(a), int(m)) for a, m in db.session.execute(stmt)]
+
+
+BACKFILL_BATCH = 256
+
+
+def backfill(pending: list[tuple[int, int]], on_progress: Callable[[int], None] | None = None) -> int:
+    """Embed and store these (agent_id, memory_id) pairs (`stale_memories`), BACKFILL_BATCH at a time, each
+    batch its own unit of work (an interrupted backfill resumes where it stopped). Returns how many were
+    embedded; `on_progress(n)` is told after each batch."""
+    done = 0
+    by_agent: dict[int, list[int]] = {}
+    for agent_id, memory_id in pending:
+        by_agent.setdefault(agent_id, []).append(memory_id)
+    for agent_id, ids in by_agent.items():
+        for start in range(0, len(ids), BACKFILL_BATCH):
+            chunk = ids[start : start + BACKFILL_BATCH]
+            done += embed_memories(agent_id, chunk)
+            if on_progress is not None:
+                on_progress(len(chunk))
+    return done

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import atomic, db, utcnow
 from .errors import DomainError, NotFound
-from .quotas import check_checkpoint_bytes
+from .quotas import check_checkpoint_bytes, register_checkpoint_table
 
 MAX_CHECKPOINT_BYTES = 1_048_576  # 1 MiB of compact JSON
 
@@ -49,6 +49,9 @@ class SupervisorCheckpoint(db.Model):
     size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
+
+
+register_checkpoint_table(SupervisorCheckpoint)  # its bytes count against the agent's quota
 
 
 def _encode(data: Any) -> str:

@@ -64,7 +64,6 @@ def memory_count(agent_id: int) -> int:
 def checkpoint_bytes(agent_id: int, *, excluding: dict | None = None) -> int:
     """Bytes of the agent's checkpoints in every registered store. `excluding`: {model: where-clause}
     for a row about to be replaced."""
-    _ensure_registered()
     total = 0
     for model, agent_column, size_column in _CHECKPOINT_TABLES:
         stmt = select(func.coalesce(func.sum(getattr(model, size_column)), 0)).where(
@@ -130,9 +129,3 @@ def usage(agent_id: int) -> Usage:
         checkpoint_bytes=checkpoint_bytes(agent_id),
         max_checkpoint_bytes=limit("MAX_CHECKPOINT_BYTES_PER_AGENT"),
     )
-
-
-def _ensure_registered() -> None:
-    from .checkpoint import SupervisorCheckpoint
-
-    register_checkpoint_table(SupervisorCheckpoint)

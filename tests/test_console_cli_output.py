@@ -15,7 +15,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from console.cli import human
+from console.cli.common import human
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, db
 from models.mutations import create_memory

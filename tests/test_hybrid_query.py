@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from rq import SimpleWorker
 
 from infra.queues import get_rq
-from jobs import embeddings
+from jobs import embeddings, relations
 from models import MemoryEmbedding, db, query, vectors
 from models.mutations import create_memory, soft_delete_memories
 from tests.scripted_llm import Reply, error
@@ -100,7 +100,7 @@ def remember(agent, content: str, **fields):
 
 
 def backfill_all() -> int:
-    return embeddings.backfill(embeddings.stale_memories())
+    return relations.backfill(relations.stale_memories())
 
 
 QUESTION = "What would she like to study next?"

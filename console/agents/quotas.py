@@ -5,10 +5,10 @@ page's other queries do not wait for the counts."""
 from __future__ import annotations
 
 from console.web.htmx import render
+from console.web.lookups import get_agent
 from models.quotas import usage
 
-from . import bp
-from .routes import get_agent
+from .blueprint import bp
 
 
 @bp.get("/agents/<int:agent_id>/quotas")

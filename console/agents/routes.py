@@ -14,6 +14,7 @@ from sqlalchemy import select
 from console.web.filters import TZ_COOKIE, common_zones, display_zone, valid_zone
 from console.web.glossary import plain
 from console.web.htmx import is_htmx, page_number, redirect_to, render
+from console.web.lookups import get_agent
 from infra.queues import get_rq
 from jobs.refinement import enqueue_refinement
 from models import Agent, DomainError, db
@@ -28,20 +29,13 @@ from models.mutations import update_agent_settings
 from models.parsing import parse_id
 from models.session import SESSION_STATUSES
 
-from . import bp
+from .blueprint import bp
 from .outcome import outcome_for
 from .overview import agent_rows, sparkline_series
 
 log = logging.getLogger(__name__)
 PER_PAGE = 50
 PHASE = re.compile(r"^(queued|dedup|consent|turn \d{1,4}|" + "|".join(SESSION_STATUSES) + r")$")
-
-
-def get_agent(agent_id: int) -> Agent:
-    agent = db.session.get(Agent, agent_id)
-    if agent is None:
-        abort(404, description=f"There is no agent #{agent_id}.")
-    return agent
 
 
 @bp.get("/")

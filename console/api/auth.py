@@ -16,7 +16,7 @@ from models import Agent
 from models.access import flush_all, flush_due, start_flusher
 from models.categories import CategoryConfig, load_config
 
-from . import bp
+from .blueprint import bp
 
 MAX_BODY_BYTES = 256 * 1024  # 10,000 characters of content is at most ~120 KB even fully \u-escaped
 MAX_CHECKPOINT_BODY_BYTES = 2 * 1024 * 1024  # the checkpoint itself is capped at 1 MiB of compact JSON

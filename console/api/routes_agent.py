@@ -8,8 +8,8 @@ from models import db, events
 from models.mechanic import MechanicGrant, revoke_grant
 from models.mutations import AGENT_ACTOR, set_refinement_prompt, update_agent_settings
 
-from . import api
 from .auth import allowed_categories, current_agent
+from .blueprint import api
 from .convert import grant_out
 from .schemas import (
     AgentOut,

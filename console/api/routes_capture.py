@@ -10,8 +10,8 @@ from infra.queues import get_rq
 from jobs.extraction import MIN_TURN_CHARS, extract_facts, save_procedure
 from models import DomainError, FeatureDisabled
 
-from . import api
 from .auth import category_config, current_agent
+from .blueprint import api
 from .convert import memory_out, memory_rev
 from .schemas import ExtractionQueued, MemoryWritten, ProcedureCreate, TurnForExtraction
 

@@ -11,8 +11,8 @@ from models import NotFound, atomic
 from models import langgraph_checkpoints as lg
 from models import langgraph_store as store
 
-from . import api
 from .auth import allowed_categories, category_config, current_agent
+from .blueprint import api
 from .schemas_langgraph import (
     BlobOut,
     CheckpointArgs,

@@ -11,8 +11,8 @@ from redis.exceptions import RedisError
 from sqlalchemy import select
 
 from infra.queues import get_rq
-from jobs.embeddings import embed_written, semantic_configured
-from jobs.relations import LINKED_TYPES, link_related
+from jobs.embeddings import semantic_configured
+from jobs.relations import LINKED_TYPES, embed_written, link_related
 from models import (
     AgentMemory,
     ConstitutionalLocked,
@@ -28,8 +28,8 @@ from models import (
 )
 from models.restore import restore_deleted
 
-from . import api
 from .auth import category_config, current_agent
+from .blueprint import api
 from .convert import history_event_out, memory_out, memory_rev, patch_out
 from .schemas import (
     ExportArgs,

@@ -9,8 +9,8 @@ from models import DomainError, access, changelog, estimate_tokens, events, quer
 from models.categories import UNCATEGORIZED, from_wire
 from models.db import read_from_replica
 
-from . import api
 from .auth import category_config, current_agent
+from .blueprint import api
 from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut, RelatedBullet
 
 log = logging.getLogger(__name__)

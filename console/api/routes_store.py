@@ -7,8 +7,8 @@ from flask import jsonify
 from models import patches
 from models.checkpoint import load_checkpoint, save_checkpoint
 
-from . import api, bp
 from .auth import current_agent
+from .blueprint import api, bp
 from .convert import memory_out, memory_rev, patch_out
 from .schemas import (
     CheckpointArgs,

@@ -1,7 +1,6 @@
 """Sign in and sign out (Flask-Login; CSRF on both forms)."""
 
-from flask import Blueprint
+from . import routes  # registers the routes on the blueprint
+from .blueprint import bp
 
-bp = Blueprint("auth", __name__)
-
-from . import routes  # noqa: E402,F401
+__all__ = ["bp"]

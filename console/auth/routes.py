@@ -26,7 +26,7 @@ from console.web.security import require_admin
 from models import User, db, sign_ins, utcnow
 from models.user import refuse_unknown_password, user_by_email
 
-from . import bp
+from .blueprint import bp
 
 log = logging.getLogger(__name__)
 CODE_STEP_SECONDS = 300  # how long the code step waits after the right password

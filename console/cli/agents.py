@@ -15,7 +15,7 @@ from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
 from models.mutations import create_memory
 from models.parsing import to_utc
 
-from . import DomainErrorsAsMessages, emit, fail, resolve_agent
+from .common import DomainErrorsAsMessages, emit, fail, resolve_agent
 
 CLI_ACTOR = "admin:cli"
 

@@ -7,9 +7,10 @@ import sys
 import click
 from flask.cli import with_appcontext
 
-from jobs.embeddings import backfill, get_embedder, semantic_embedder, stale_memories
+from jobs.embeddings import get_embedder, semantic_embedder
+from jobs.relations import backfill, stale_memories
 
-from . import DomainErrorsAsMessages, emit, resolve_agent
+from .common import DomainErrorsAsMessages, emit, resolve_agent
 
 
 @click.group("embeddings", cls=DomainErrorsAsMessages)

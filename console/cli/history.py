@@ -13,7 +13,7 @@ from models.console_queries import TimelineFilters, activity, agent_names, timel
 from models.parsing import MAX_ID
 from models.session import SESSION_STATUSES
 
-from . import DomainErrorsAsMessages, emit, parse_when, resolve_agent
+from .common import DomainErrorsAsMessages, emit, parse_when, resolve_agent
 
 
 @click.group("sessions", cls=DomainErrorsAsMessages)

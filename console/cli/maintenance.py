@@ -18,7 +18,7 @@ from models.timemachine import (
 )
 from models.user import set_admin_password, user_by_email
 
-from . import CommandWithMessages, DomainErrorsAsMessages, emit, fail, parse_when, resolve_agent
+from .common import CommandWithMessages, DomainErrorsAsMessages, emit, fail, parse_when, resolve_agent
 
 CLI_ACTOR = "admin:cli"
 

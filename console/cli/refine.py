@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import with_appcontext
 
-from . import CommandWithMessages, emit, fail, resolve_agent
+from .common import CommandWithMessages, emit, fail, resolve_agent
 
 
 @click.command("refine", cls=CommandWithMessages)

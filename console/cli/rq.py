@@ -12,7 +12,7 @@ from rq import Worker
 from infra.queues import get_rq
 from models import db
 
-from . import emit
+from .common import emit
 
 
 class AppWorker(Worker):

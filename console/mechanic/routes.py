@@ -8,15 +8,15 @@ from flask import abort, flash, make_response, request, url_for
 from flask_login import current_user
 from redis.exceptions import RedisError
 
-from console.agents.routes import get_agent
 from console.web.htmx import page_number, redirect_to, render
+from console.web.lookups import get_agent
 from jobs.mechanic import enqueue_consent
 from models import DomainError, MechanicGrant, db
 from models.console_queries import grant_contents, grants_with_views, pending_or_active_grant
 from models.mechanic import MAX_GRANT_MINUTES, record_view, request_grant, revoke_grant
 from models.parsing import parse_id
 
-from . import bp
+from .blueprint import bp
 
 log = logging.getLogger(__name__)
 PER_PAGE = 100

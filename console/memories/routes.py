@@ -5,15 +5,15 @@ import math
 from flask import abort, flash, request, url_for
 from flask_login import current_user
 
-from console.agents.routes import get_agent
 from console.web.htmx import is_htmx, page_number, redirect_to, render
+from console.web.lookups import get_agent
 from models import MEMORY_TYPES, DomainError, db
 from models.console_queries import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
 from models.mechanic import active_grant
 from models.mutations import set_constitutional
 from models.restore import restore_deleted
 
-from . import bp
+from .blueprint import bp
 
 PER_PAGE = 100
 

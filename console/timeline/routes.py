@@ -7,9 +7,9 @@ from flask import abort, flash, request, url_for
 from flask_login import current_user
 
 from console.agents.outcome import outcome_for
-from console.agents.routes import get_agent
 from console.web.glossary import ACTIONS
 from console.web.htmx import redirect_to, render
+from console.web.lookups import get_agent
 from models import AuditLog, DomainError, NotFound, RollbackConflict, db
 from models.console_queries import (
     TimelineFilters,
@@ -35,7 +35,7 @@ from models.timemachine import (
     rollback_session,
 )
 
-from . import bp
+from .blueprint import bp
 from .describe import actor_label, admin_ids, details
 
 OP_ID = re.compile(r"^[0-9a-f-]{8,36}$")

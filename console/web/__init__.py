@@ -1,43 +1,7 @@
-"""The admin console's shared web layer: blueprint registration, the fragment-or-page helper,
-admin-only access, security headers and template filters.
-
-Each area is its own blueprint (`console/<area>/`): auth, agents, memories, timeline, mechanic,
-workers. Views stay thin: parse, call `models/`, render. What the console shows a human is
-metadata; memory text appears only inside a live Mechanic's grant (DESIGN.md, invariant 6).
+"""The admin console's shared web layer, used by every page's blueprint: the fragment-or-page helper
+(`htmx`), admin-only access and security headers (`security`), bounded URL and form inputs (`inputs`),
+template filters (`filters`) and lookups (`lookups`). It imports no blueprint; `console/pages.py`
+registers them.
 """
 
 from __future__ import annotations
-
-from flask import Flask, request
-
-from models.db import REPLICA, db, read_from_replica
-
-from . import filters, inputs, security
-
-
-def register_console(app: Flask) -> None:
-    """Register every console blueprint and the shared hooks on the app."""
-    from console.agents import bp as agents_bp
-    from console.auth import bp as auth_bp
-    from console.mechanic import bp as mechanic_bp
-    from console.memories import bp as memories_bp
-    from console.timeline import bp as timeline_bp
-    from console.workers import bp as workers_bp
-
-    security.init_app(app)
-    inputs.init_app(app)
-    filters.init_app(app)
-    for blueprint in (auth_bp, agents_bp, memories_bp, timeline_bp, mechanic_bp, workers_bp):
-        app.register_blueprint(blueprint)
-    pages = {bp.name for bp in (agents_bp, memories_bp, timeline_bp, mechanic_bp, workers_bp)}
-
-    @app.before_request
-    def _pages_read_from_the_replica():
-        # Console pages answering GET read from DATABASE_REPLICA_URL when set (models/db.py, "read replica").
-        if request.method == "GET" and request.blueprint in pages:
-            read_from_replica()
-
-    @app.teardown_request
-    def _reads_return_to_the_primary(_error):
-        # The opt-in lasts one request, even where requests share a session (an outer app context).
-        db.session.info.pop(REPLICA, None)

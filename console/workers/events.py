@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models import events
 
-from . import bp
+from .blueprint import bp
 
 
 @bp.app_template_global("memory_event_counts")

@@ -18,7 +18,7 @@ from console.web.htmx import redirect_to, render
 from infra.queues import get_rq
 from jobs.schedule import recurring
 
-from . import bp
+from .blueprint import bp
 from .board import failure_rows, queue_rows, recurring_rows, worker_rows, workers_paused
 
 log = logging.getLogger(__name__)

@@ -4,9 +4,9 @@ method, answers are typed, refusals raise typed errors carrying the API's code."
 from __future__ import annotations
 
 import pytest
-from memconsole_client import OPERATIONS, AsyncClient, Client, errors, models
 
 from console.api import api
+from memconsole_client import OPERATIONS, AsyncClient, Client, errors, models
 from models import mutations
 from models.patches import propose
 from tests.integrations import aio

@@ -12,9 +12,9 @@ import pytest
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import BASE_CAPABILITIES
 from langgraph.graph import END, START, StateGraph
+
 from memconsole_client import langgraph as client_langgraph
 from memconsole_client.langgraph import ConsoleCheckpointSaver
-
 from models import LangGraphBlob, LangGraphCheckpoint, db
 from tests.integrations import aio
 

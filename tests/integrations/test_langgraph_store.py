@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from langgraph.store.base import InvalidNamespaceError
-from memconsole_client.errors import Conflict, ConstitutionalLocked, Forbidden
-from memconsole_client.langgraph import ConsoleStore
 from sqlalchemy import func, select
 
+from memconsole_client.errors import Conflict, ConstitutionalLocked, Forbidden
+from memconsole_client.langgraph import ConsoleStore
 from models import AgentMemory, AuditLog, StoreItem, db, mutations
 from tests.integrations import aio
 
