@@ -83,6 +83,8 @@ class Config:
         self.RELATIONS_TOP_K = int(env.get("RELATIONS_TOP_K", 5))
         self.PROCEDURAL_MEMORY = env.get("PROCEDURAL_MEMORY", "0") == "1"
         self.MULTI_FACT_EXTRACTION = env.get("MULTI_FACT_EXTRACTION", "0") == "1"
+        # Memory categories and per-role allowlists (models/categories.py): the shipped file unless set.
+        self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
         for key, value in (overrides or {}).items():
             setattr(self, key, value)
         if "DATABASE_URL" in (overrides or {}):
@@ -104,6 +106,11 @@ class Config:
     def as_dict(self) -> dict:
         return {k: v for k, v in vars(self).items() if k.isupper()}
 
+
+# The category allowlists that ship with the console (package data of `console`).
+SHIPPED_CATEGORY_CONFIG = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "console", "allowlists.yaml"
+)
 
 # The timing of every recurring job: `*_CRON` is a cron string read as UTC, `*_MINUTES` an interval in minutes.
 SCHEDULE_DEFAULTS: dict[str, str | int] = {

@@ -129,7 +129,7 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
     except ValidationError:
         facts = []
     # A proposed category outside the agent's allowlist would hide the fact from the agent's own queries.
-    allowed = set(load_config(current_app.config.get("CATEGORY_CONFIG")).allowed_for(agent.role))
+    allowed = set(load_config().allowed_for(agent.role))
     neighbours = _Neighbours(agent_id)
     created: list[int] = []
     updated: list[int] = []

@@ -20,13 +20,11 @@ from functools import lru_cache
 from typing import Any
 
 import yaml
+from flask import current_app
 from sqlalchemy import or_
 
 from .errors import DomainError
 
-DEFAULT_CONFIG_PATH = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "console", "allowlists.yaml"
-)
 CONTEXT_MODES = ("all", "rag")
 UNCATEGORIZED = "uncategorized"  # the wire name of "no category" (memory.query, bullets, the delta header)
 
@@ -136,6 +134,6 @@ def _load_cached(path: str, mtime: float) -> CategoryConfig:
 
 
 def load_config(path: str | None = None) -> CategoryConfig:
-    """The category configuration at `path` (default: the shipped file), re-read when it changes."""
-    path = path or DEFAULT_CONFIG_PATH
+    """The category configuration at `path` (default: the app's `CATEGORY_CONFIG`), re-read when it changes."""
+    path = path or current_app.config["CATEGORY_CONFIG"]
     return _load_cached(path, os.path.getmtime(path))

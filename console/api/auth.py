@@ -96,7 +96,7 @@ def current_agent() -> Agent:
 
 
 def category_config() -> CategoryConfig:
-    return load_config(current_app.config.get("CATEGORY_CONFIG"))
+    return load_config()
 
 
 def allowed_categories() -> list[str]:

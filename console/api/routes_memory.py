@@ -20,12 +20,8 @@ from models import (
     NotFound,
     ValidationFailed,
     db,
-    events,
-    history,
-    mutations,
-    patches,
-    writing,
 )
+from models import events, history, mutations, patches, writing
 from models.restore import restore_deleted
 
 from .auth import category_config, current_agent
