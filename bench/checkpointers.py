@@ -148,6 +148,7 @@ def measure(saver, size: int, ops: int, rng: random.Random) -> tuple[list[float]
 def run(args) -> dict:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.checkpoint.postgres import PostgresSaver
+
     from memconsole_client.langgraph import ConsoleCheckpointSaver
 
     recreate(CONSOLE_DB)

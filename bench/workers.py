@@ -119,7 +119,8 @@ def _seed(app, agents: int, model: str | None) -> list[int]:
 def _enqueue(app, agent_ids: list[int]) -> int:
     """A session per agent (as the scans queue them), plus a second bare job for one agent in ten."""
     from infra.queues import get_rq
-    from jobs.refinement import enqueue_refinement, run_refinement
+    from jobs.refinement import run_refinement
+    from jobs.triggers import enqueue_refinement
     from models import db
 
     with app.app_context():

@@ -171,7 +171,7 @@ def consolidate_agent(agent_id: int) -> dict:
     Running it again the same day finds nothing new (fingerprints)."""
     from infra.queues import get_rq
 
-    from .refinement import AgentBusy, SingleFlight
+    from .single_flight import AgentBusy, SingleFlight
 
     ttl = float(current_app.config["REFINEMENT_LOCK_TTL"])
     try:

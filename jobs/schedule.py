@@ -23,9 +23,9 @@ from .insights import tom_insights
 from .lifecycle import ttl_lifecycle
 from .maintenance import dedup_all_agents
 from .mechanic import expire_lapsed_grants
-from .refinement import over_budget_scan, reconcile_sessions, refinement_sweep
 from .reflection import journal_reflection
 from .relations import link_pending
+from .triggers import over_budget_scan, reconcile_sessions, refinement_sweep
 
 # RQ 3 job ids may hold only letters, digits, "_" and "-" (":" separates execution keys).
 ID_PREFIX = "recurring-"

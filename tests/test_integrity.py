@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from rq.job import Job
 
 from jobs.lifecycle import ttl_lifecycle
-from jobs.refinement import QUEUE_UNREACHABLE, enqueue_refinement, reconcile_sessions
+from jobs.triggers import QUEUE_UNREACHABLE, enqueue_refinement, reconcile_sessions
 from models import AgentMemory, AuditLog, ConstitutionalLocked, PairFingerprint, RefinementSession, db, utcnow
 from models.mutations import (
     consolidate_memories,

@@ -26,8 +26,8 @@ from sqlalchemy import event, func, select
 from infra import embedded_redis
 from infra.queues import FAILURE_TTL, QUEUE_TIMEOUTS
 from jobs.maintenance import agents_with_duplicates, dedup_agent, dedup_all_agents
-from jobs.refinement import over_budget_scan, refinement_sweep
 from jobs.schedule import ID_PREFIX, RECURRING, reconcile
+from jobs.triggers import over_budget_scan, refinement_sweep
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
 from models.due import over_budget_due
 from models.mutations import soft_delete_memories
@@ -212,7 +212,7 @@ def test_reconcile_replaces_recurring_job_that_drifted_from_its_declaration(sche
     assert job.meta["cron_string"] == "0 4 * * 1"
     assert job.origin == "llm"
     assert job.timeout == QUEUE_TIMEOUTS["llm"]
-    assert job.func_name == "jobs.refinement.refinement_sweep"
+    assert job.func_name == "jobs.triggers.refinement_sweep"
     assert redis_conn.zcard(Scheduler.scheduled_jobs_key) == len(RECURRING)
     assert reconcile(scheduler)["replaced"] == []
 

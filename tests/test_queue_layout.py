@@ -11,7 +11,7 @@ from rq import SimpleWorker
 from rq.job import Job
 
 from infra.queues import QUEUE_TIMEOUTS
-from jobs.refinement import enqueue_refinement, refinement_queue
+from jobs.triggers import enqueue_refinement, refinement_queue
 from models import RefinementSession, db
 
 ADMIN = "admin:1"

@@ -16,7 +16,7 @@ from console.web.glossary import plain
 from console.web.htmx import is_htmx, page_number, redirect_to, render
 from console.web.lookups import get_agent
 from infra.queues import get_rq
-from jobs.refinement import enqueue_refinement
+from jobs.triggers import enqueue_refinement
 from models import Agent, DomainError, db
 from models.console_queries import (
     DASHBOARD_FILTERS,

@@ -20,8 +20,12 @@ from models import (
     NotFound,
     ValidationFailed,
     db,
+    events,
+    history,
+    mutations,
+    patches,
+    writing,
 )
-from models import events, history, mutations, patches, writing
 from models.restore import restore_deleted
 
 from .auth import category_config, current_agent

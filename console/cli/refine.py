@@ -15,7 +15,8 @@ from .common import CommandWithMessages, emit, fail, resolve_agent
 def refine_command(agent: str, now: bool) -> None:
     """Run a refinement session for AGENT (forced: no skip for being within budget)."""
     from jobs.llm import ModelNotConfigured
-    from jobs.refinement import enqueue_refinement, run_refinement
+    from jobs.refinement import run_refinement
+    from jobs.triggers import enqueue_refinement
 
     row = resolve_agent(agent)
     if not now:
