@@ -17,6 +17,7 @@ from console.web.glossary import plain
 from console.web.htmx import is_htmx, page_number, redirect_to, render
 from jobs.refinement import enqueue_refinement
 from models import Agent, DomainError, db
+from models.agent_settings import update_agent_settings
 from models.console_queries import (
     DASHBOARD_FILTERS,
     DASHBOARD_SORTS,
@@ -24,7 +25,6 @@ from models.console_queries import (
     recent_sessions,
     session_metadata,
 )
-from models.mutations import update_agent_settings
 from models.parsing import parse_id
 from models.session import SESSION_STATUSES
 

@@ -16,7 +16,8 @@ from rq import SimpleWorker, Worker
 from console.demo import seed_demo
 from jobs.refinement import over_budget_due, run_refinement
 from models import Agent, AgentMemory, AuditLog, MechanicGrant, db, utcnow
-from models.mutations import create_memory, update_agent_settings
+from models.agent_settings import update_agent_settings
+from models.mutations import create_memory
 from models.timemachine import rollback_operation
 from tests.job_fixtures import explode
 
