@@ -24,12 +24,12 @@ from sqlalchemy import func, select
 
 from models import Agent, AgentMemory, atomic, content_hash, db, estimate_tokens, utcnow
 from models.agent import core_totals
+from models.agent_settings import update_agent_settings
 from models.mutations import (
     create_memory,
     dedup_for_agent,
     restore_memory,
     soft_delete_memories,
-    update_agent_settings,
     update_memory,
 )
 from models.refinement import RefinementToolbox

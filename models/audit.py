@@ -111,16 +111,18 @@ def _forget_content_refs(session: Session) -> None:
 
 def newest_content_columns() -> tuple:
     """(id, sha256) of a memory's newest audit_contents row, as scalar subqueries correlated to
-    agent_memories: a loader selects them with the row, so its before-snapshot needs no query of its own."""
+    agent_memories: a loader selects them with the row, so its before-snapshot needs no query of its own.
+    Table columns, not ORM attributes: the mutation path's locking read is a Core statement."""
+    contents, memories = AuditContent.__table__, AgentMemory.__table__
     newest = (
-        select(AuditContent.id, AuditContent.sha256)
-        .where(AuditContent.memory_id == AgentMemory.id)
-        .order_by(AuditContent.id.desc())
+        select(contents.c.id)
+        .where(contents.c.memory_id == memories.c.id)
+        .order_by(contents.c.id.desc())
         .limit(1)
     )
     return (
-        newest.with_only_columns(AuditContent.id).scalar_subquery().label("newest_content_id"),
-        newest.with_only_columns(AuditContent.sha256).scalar_subquery().label("newest_content_sha"),
+        newest.scalar_subquery().label("newest_content_id"),
+        newest.with_only_columns(contents.c.sha256).scalar_subquery().label("newest_content_sha"),
     )
 
 
@@ -136,38 +138,57 @@ def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
     The newest row of a memory always holds its current text, because every content change
     goes through the mutation path and files one. So when the caller has not loaded the text
     (content-blind dedup), the newest row is the answer and the text never enters Python.
+    """
+    if content_loaded:
+        return file_content(memory.id, memory.content, memory.token_estimate)
+    known = db.session.info.setdefault(CONTENT_REFS, {})
+    latest = known.get(memory.id) or _newest_content(memory.id)
+    if latest is None:
+        raise RuntimeError(f"memory #{memory.id} has no filed content")
+    known[memory.id] = latest
+    return latest[0]
+
+
+def file_content(memory_id: int, content: str, token_estimate: int, *, new: bool = False) -> int:
+    """The audit_contents row holding `content` as this memory's current text, filed if it is new.
+
     Within a transaction the newest row is remembered (every row filed here or by `file_contents`
-    updates it), so an operation's after-snapshot costs no second lookup.
+    updates it, and the mutation path's locking read records it), so an operation's snapshots cost
+    no lookup. `new`: the row was inserted in this transaction, so nothing is filed for it yet (ids
+    are never reused) and there is nothing to look up.
     """
     known = db.session.info.setdefault(CONTENT_REFS, {})
-    latest = known.get(memory.id)
-    if latest is None:
-        found = db.session.execute(
-            select(AuditContent.id, AuditContent.sha256)
-            .where(AuditContent.memory_id == memory.id)
-            .order_by(AuditContent.id.desc())
-            .limit(1)
-        ).first()
-        latest = tuple(found) if found is not None else None
-    if not content_loaded:
-        if latest is None:
-            raise RuntimeError(f"memory #{memory.id} has no filed content")
-        known[memory.id] = latest
-        return latest[0]
-    sha = content_sha(memory)
+    latest = None if new else (known.get(memory_id) or _newest_content(memory_id))
+    sha = text_sha(content)
     if latest is not None and latest[1] == sha:
-        known[memory.id] = latest
+        known[memory_id] = latest
         return latest[0]
-    values = {"memory_id": memory.id, "sha256": sha, "content": memory.content, "token_estimate": memory.token_estimate}
-    content_id = db.session.execute(_insert_one(AuditContent.__table__), values).scalar_one()
-    known[memory.id] = (content_id, sha)
+    values = {"memory_id": memory_id, "sha256": sha, "content": content, "token_estimate": token_estimate}
+    content_id = db.session.execute(insert_one(AuditContent.__table__), values).scalar_one()
+    known[memory_id] = (content_id, sha)
     return content_id
 
 
+def _newest_content(memory_id: int) -> tuple[int, str] | None:
+    found = db.session.execute(
+        select(AuditContent.id, AuditContent.sha256)
+        .where(AuditContent.memory_id == memory_id)
+        .order_by(AuditContent.id.desc())
+        .limit(1)
+    ).first()
+    return tuple(found) if found is not None else None
+
+
 @functools.cache
-def _insert_one(table: Table) -> Insert:
+def insert_one(table: Table) -> Insert:
     """`INSERT ... RETURNING id` for one row of `table`, built once: the values are bound at execution."""
     return insert(table).returning(table.c.id)
+
+
+@functools.cache
+def insert_many(table: Table) -> Insert:
+    """The multi-row `INSERT ... RETURNING id` (ids in parameter order) for `table`, built once."""
+    return insert(table).returning(table.c.id, sort_by_parameter_order=True)
 
 
 def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict[str, Any] | None:
@@ -225,7 +246,7 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
         }
         for m in rows
     ]
-    ids = db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).all()
+    ids = db.session.scalars(insert_many(table), values).all()
     known = db.session.info.setdefault(CONTENT_REFS, {})
     for value, content_id in zip(values, ids, strict=True):
         known[value["memory_id"]] = (content_id, value["sha256"])
@@ -234,7 +255,11 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
 
 def content_sha(memory: AgentMemory) -> str:
     """SHA-256 of the exact text, as filed in audit_contents (not content_hash: that one is normalised)."""
-    return hashlib.sha256(memory.content.encode("utf-8")).hexdigest()
+    return text_sha(memory.content)
+
+
+def text_sha(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 def latest_content_refs(memory_ids: list[int]) -> dict[int, int]:
@@ -302,11 +327,11 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
     ids: list[int] = []
     table = AuditLog.__table__
     if len(records) == 1:  # the common case (one tool call, one record): a plain INSERT ... RETURNING
-        ids.append(db.session.execute(_insert_one(table), records[0]).scalar_one())
+        ids.append(db.session.execute(insert_one(table), records[0]).scalar_one())
     else:
         for start in range(0, len(records), CHUNK):
             chunk = records[start : start + CHUNK]
-            ids += db.session.scalars(insert(table).returning(table.c.id, sort_by_parameter_order=True), chunk).all()
+            ids += db.session.scalars(insert_many(table), chunk).all()
     for record, record_id in zip(records, ids, strict=True):
         record["id"] = record_id
     record_memory_changes([r for r in records if r["memory_id"] is not None])

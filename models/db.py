@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session as FlaskSession
 from sqlalchemy import Engine, MetaData, Select, event, text
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.util import find_tables
 
 # Stable constraint names so Alembic revisions are identical on SQLite and PostgreSQL.
@@ -62,6 +63,19 @@ def read_from_replica() -> bool:
 
 
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"class_": RoutingSession})
+
+
+def refresh_loaded(model: type, ident: int, values: dict) -> object | None:
+    """Give the session's copy of a row, if it holds one, the column values just read or written with
+    Core, as a fresh load with `populate_existing` would: a caller that loaded the row earlier (a route
+    that checked its category, a job's loop) sees the change, and nothing is left for a flush to write.
+    Returns that copy, or None when the session holds none."""
+    session = db.session()
+    instance = session.identity_map.get(session.identity_key(model, ident))
+    if instance is not None:
+        for name, value in values.items():
+            set_committed_value(instance, name, value)
+    return instance
 
 
 def utcnow() -> datetime:

@@ -89,13 +89,14 @@ def _event_row(record: Any) -> dict[str, Any] | None:
     }
 
 
+_INSERT_EVENT = insert(OpEvent.__table__)
+
+
 def record_writes(records: list[Any]) -> None:
     """The events of many audited changes, in one multi-row INSERT in the current transaction."""
     rows = [row for row in map(_event_row, records) if row is not None]
-    if len(rows) == 1:
-        db.session.execute(insert(OpEvent.__table__).values(**rows[0]))
-    elif rows:
-        db.session.execute(insert(OpEvent.__table__), rows)
+    if rows:  # one statement built once, the rows bound at execution (one tool call writes one event)
+        db.session.execute(_INSERT_EVENT, rows[0] if len(rows) == 1 else rows)
 
 
 def _write_events(rows: list[dict[str, Any]]) -> None:

@@ -64,6 +64,20 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.strip().lower().encode("utf-8")).hexdigest()
 
 
+def content_fields(content: str) -> dict[str, str | int]:
+    """The content column and the columns derived from it, which always change together."""
+    return {
+        "content": content,
+        "content_hash": content_hash(content),
+        "token_estimate": estimate_tokens(content),
+    }
+
+
+def immutable_tags(tags: list | None) -> set[str]:
+    """Which of IMMUTABLE_TAGS (any case) these tags carry: for a row read with Core as for an object."""
+    return {t.lower() for t in (tags or []) if isinstance(t, str)} & IMMUTABLE_TAGS
+
+
 class AgentMemory(db.Model):
     __tablename__ = "agent_memories"
     __table_args__ = (
@@ -110,9 +124,8 @@ class AgentMemory(db.Model):
 
     def set_content(self, content: str) -> None:
         """Content and its derived fields change together, always."""
-        self.content = content
-        self.content_hash = content_hash(content)
-        self.token_estimate = estimate_tokens(content)
+        for name, value in content_fields(content).items():
+            setattr(self, name, value)
 
     @property
     def is_active(self) -> bool:
@@ -120,7 +133,7 @@ class AgentMemory(db.Model):
 
     @property
     def immutable_tags(self) -> set[str]:
-        return {t.lower() for t in (self.tags or []) if isinstance(t, str)} & IMMUTABLE_TAGS
+        return immutable_tags(self.tags)
 
     @staticmethod
     def without_immutable_tags(dialect: str):

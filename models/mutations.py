@@ -13,39 +13,48 @@ touch a memory tagged audio, somatic or voice.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, func, literal_column, select, tuple_, update
-from sqlalchemy.orm import aliased
+from sqlalchemy import Select, and_, bindparam, delete, func, literal_column, select, tuple_, update
+from sqlalchemy.orm import make_transient_to_detached
 
 from . import quotas
 from .agent import Agent
 from .audit import (
     CHUNK,
     AuditContent,
+    file_content,
+    insert_one,
     latest_content_refs,
     latest_contents,
     new_op_id,
     newest_content_columns,
     remember_content_ref,
-    snapshot,
     snapshot_values,
     write_audit,
     write_audits,
 )
-from .db import atomic, db, guard_privilege, utcnow
+from .db import atomic, db, guard_privilege, refresh_loaded, utcnow
 from .errors import ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed
-from .memory import IMMUTABLE_TAGS, MAX_CONTENT_CHARS, MEMORY_TYPES, SNAPSHOT_FIELDS, AgentMemory
+from .memory import (
+    IMMUTABLE_TAGS,
+    MAX_CONTENT_CHARS,
+    MEMORY_TYPES,
+    SNAPSHOT_FIELDS,
+    AgentMemory,
+    content_fields,
+    immutable_tags,
+)
 
 AGENT_ACTOR = "agent"
 SCOPING_FIELDS = ("user_id", "thread_id", "run_id", "actor_id", "role")
 EDITABLE_FIELDS = ("content", "tags", "category", "importance", "pinned", "memory_type") + SCOPING_FIELDS
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
-MAX_REFINEMENT_PROMPT_CHARS = 4000
 
 
 def is_agent_path(actor: str) -> bool:
@@ -135,25 +144,40 @@ def _check_id(memory_id: Any) -> None:
         raise ValidationFailed(f"memory id must be an integer, not {type(memory_id).__name__}")
 
 
-def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
+# ----- rows: read, written and snapshotted with Core statements -----
+# A tool call's cost was the ORM's (loading objects, the unit-of-work flush), not the database's: the
+# mutation path works on plain dicts of every column, with statements built once and bound at execution,
+# and hands its callers ORM objects only at the end (`_as_objects`), without a query.
+
+MEMORIES = AgentMemory.__table__
+COLUMNS = tuple(column.name for column in MEMORIES.c)  # every column of the row, content included
+_UPDATE = update(MEMORIES).where(MEMORIES.c.id.in_(bindparam("locked_ids", expanding=True)))
+_INSERT = insert_one(MEMORIES)
+Row = dict[str, Any]  # one memory: column name -> value
+
+
+def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, Row]:
     """These memories of this agent, row-locked for the transaction and read fresh.
 
-    The lock comes first and the snapshot is taken from what it returns: `populate_existing`
-    overwrites whatever stale copy the caller's session already held (a route that loaded the row
-    to check its category), so a change committed by someone else meanwhile is seen, never
-    overwritten. PostgreSQL waits on the row lock (ids in order, so two writers cannot deadlock);
-    SQLite's write lock is already held (`atomic()` begins write transactions IMMEDIATE).
+    The lock comes first and the snapshot is taken from what it returns, so a change committed by
+    someone else meanwhile is seen, never overwritten (the statement autoflushes whatever the caller's
+    session held pending, and `_as_objects` later refreshes the caller's stale copies). PostgreSQL
+    waits on the row lock (ids in order, so two writers cannot deadlock); SQLite's write lock is
+    already held (`atomic()` begins write transactions IMMEDIATE).
     """
     postgres = db.session.get_bind().dialect.name == "postgresql"
     rows = db.session.execute(_lock_statement(postgres), {"ids": memory_ids, "agent_id": agent_id}).all()
-    found: dict[int, AgentMemory] = {}
+    found: dict[int, Row] = {}
     moved: list[int] = []
-    for memory, content_id, sha, *versions in rows:
-        found[memory.id] = memory
+    width = len(COLUMNS)
+    for row in rows:
+        memory = dict(zip(COLUMNS, row, strict=False))
+        content_id, sha, *versions = row[width:]
+        found[memory["id"]] = memory
         if versions and versions[0] != versions[1]:
-            moved.append(memory.id)  # committed by another writer while we waited for its lock
+            moved.append(memory["id"])  # committed by another writer while we waited for its lock
         else:
-            remember_content_ref(memory.id, content_id, sha)  # the before-snapshot reads no more
+            remember_content_ref(memory["id"], content_id, sha)  # the before-snapshot reads no more
     # PostgreSQL (READ COMMITTED): when the lock had to wait, FOR UPDATE returns the newest row version
     # but evaluates the statement's subqueries — the newest text reference above — in the snapshot
     # taken before the wait. A row whose version moved meanwhile has its reference read again, in a
@@ -163,52 +187,49 @@ def _locked(agent_id: int, memory_ids: list[int]) -> dict[int, AgentMemory]:
     return found
 
 
-_LOCK_STATEMENTS: dict[bool, Select] = {}
-
-
+@functools.cache
 def _lock_statement(postgres: bool) -> Select:
     """The locking read, built once per dialect (building it cost more than running it: every tool call
-    locks its rows through here); the ids and the agent are bound at execution."""
-    statement = _LOCK_STATEMENTS.get(postgres)
-    if statement is None:
-        statement = _LOCK_STATEMENTS[postgres] = (
-            select(AgentMemory, *newest_content_columns(), *(_version_columns() if postgres else ()))
-            .where(AgentMemory.id.in_(bindparam("ids", expanding=True)), AgentMemory.agent_id == bindparam("agent_id"))
-            .order_by(AgentMemory.id)
-            .with_for_update(of=AgentMemory)
-            .execution_options(populate_existing=True)
+    locks its rows through here); the ids and the agent are bound at execution. Every column, then the
+    newest filed text's reference, then (PostgreSQL) the row versions."""
+    return (
+        select(*MEMORIES.c, *newest_content_columns(), *(_version_columns() if postgres else ()))
+        .where(
+            MEMORIES.c.id.in_(bindparam("ids", expanding=True)), MEMORIES.c.agent_id == bindparam("agent_id")
         )
-    return statement
+        .order_by(MEMORIES.c.id)
+        .with_for_update(of=MEMORIES)
+    )
 
 
 def _version_columns() -> tuple:
     """PostgreSQL: the locked row version's xmin, and the xmin the statement's snapshot saw."""
-    seen = aliased(AgentMemory, name="seen")
+    seen = MEMORIES.alias("seen")
     return (
         literal_column("agent_memories.xmin::text").label("locked_version"),
         select(literal_column("seen.xmin::text"))
         .select_from(seen)
-        .where(seen.id == AgentMemory.id)
+        .where(seen.c.id == MEMORIES.c.id)
         .scalar_subquery()
         .label("snapshot_version"),
     )
 
 
-def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> AgentMemory:
+def _load(agent_id: int, memory_id: Any, *, active: bool | None = True) -> Row:
     """One memory of this agent, locked and fresh (see `_locked`)."""
     _check_id(memory_id)
     memory = _locked(agent_id, [memory_id]).get(memory_id)
     # Another agent's memory is reported exactly like a missing one (isolation: no existence oracle).
     if memory is None:
         raise NotFound(f"memory #{memory_id} not found")
-    if active is True and memory.deleted_at is not None:
+    if active is True and memory["deleted_at"] is not None:
         raise NotFound(f"memory #{memory_id} is deleted")
-    if active is False and memory.deleted_at is None:
+    if active is False and memory["deleted_at"] is None:
         raise ValidationFailed(f"memory #{memory_id} is not deleted")
     return memory
 
 
-def _load_many(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[AgentMemory]:
+def _load_many(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[Row]:
     """Several active memories of this agent, all locked in one statement, in the order given."""
     if not isinstance(memory_ids, list | tuple) or not memory_ids:
         raise ValidationFailed("ids must be a non-empty list of memory ids")
@@ -223,29 +244,66 @@ def _load_many(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[Agen
         memory = found.get(memory_id)
         if memory is None:
             raise NotFound(f"memory #{memory_id} not found")
-        if memory.deleted_at is not None:
+        if memory["deleted_at"] is not None:
             raise NotFound(f"memory #{memory_id} is deleted")
     return [found[memory_id] for memory_id in memory_ids]
 
 
-def _guard_agent_locks(actor: str, memories: Iterable[AgentMemory], verb: str) -> None:
+def _write(memories: list[Row], values: dict[str, Any]) -> None:
+    """Set the same column values on these locked rows: one UPDATE (the columns it sets are the keys
+    given, bound at execution), and on the dicts the after-snapshots are taken from."""
+    db.session.execute(_UPDATE, {"locked_ids": [m["id"] for m in memories], **values})
+    for memory in memories:
+        memory.update(values)
+
+
+def _snapshot(memory: Row, *, new: bool = False) -> dict[str, Any]:
+    """Every column as JSON, the content by reference into audit_contents (filed if it is new)."""
+    return snapshot_values(
+        memory, file_content(memory["id"], memory["content"], memory["token_estimate"], new=new)
+    )
+
+
+def _as_objects(memories: list[Row]) -> list[AgentMemory]:
+    """The ORM objects the mutation functions return, made without a query: the session's own copy of
+    a row (a caller loaded it earlier) takes the values written, as a fresh load would; a row the
+    session does not hold gets a new persistent object, clean, with nothing left to flush."""
+    objects = []
+    for memory in memories:
+        obj = refresh_loaded(AgentMemory, memory["id"], memory)
+        if obj is None:
+            obj = AgentMemory(**memory)
+            make_transient_to_detached(obj)
+            db.session.add(obj)
+        objects.append(obj)
+    return objects
+
+
+def _guard_agent_locks(actor: str, memories: Iterable[Row], verb: str) -> None:
     """Constitutional and immutable-tag locks for agent paths, checked before anything changes."""
     memories = list(memories)
     if is_agent_path(actor):
-        locked = [m.id for m in memories if m.constitutional]
+        locked = [m["id"] for m in memories if m["constitutional"]]
         if locked:
             raise ConstitutionalLocked(
                 f"cannot {verb} constitutional memor{'y' if len(locked) == 1 else 'ies'}: "
                 + ", ".join(f"#{i}" for i in locked),
                 ids=locked,
             )
-        immutable = [m.id for m in memories if m.immutable_tags]
+        immutable = [m["id"] for m in memories if immutable_tags(m["tags"])]
         if immutable:
             raise ImmutableMemory(
                 f"cannot {verb} memories tagged audio, somatic or voice: "
                 + ", ".join(f"#{i}" for i in immutable),
                 ids=immutable,
             )
+
+
+def _refuse_constitutional(memories: list[Row], message: str) -> None:
+    """Constitutional rows are refused to every actor, admins included, for deletion and consolidation."""
+    locked = [m["id"] for m in memories if m["constitutional"]]
+    if locked:
+        raise ConstitutionalLocked(message + ", ".join(f"#{i}" for i in locked), ids=locked)
 
 
 # ----- the mutations -----
@@ -290,47 +348,30 @@ def create_memory(
         raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
     with atomic():
         _require_agent(agent_id)
-        return _insert(
-            agent_id, fields, actor=actor, action=action, constitutional=constitutional, created_at=created_at,
-            session_id=session_id, data=data, op_id=op_id or new_op_id(),
+        memory = _insert(agent_id, fields, constitutional=constitutional, created_at=created_at)
+        write_audit(
+            op_id=op_id or new_op_id(), actor=actor, action=action, agent_id=agent_id, memory_id=memory["id"],
+            session_id=session_id, before=None, after=_snapshot(memory, new=True), data=data,
         )  # fmt: skip
+    return _as_objects([memory])[0]
 
 
 def _insert(
-    agent_id: int,
-    fields: dict[str, Any],
-    *,
-    actor: str,
-    action: str,
-    op_id: str,
-    constitutional: bool = False,
-    created_at: datetime | None = None,
-    session_id: int | None = None,
-    data: dict | None = None,
-) -> AgentMemory:
-    """The row and its audit record, inside the caller's unit of work (create and consolidate share it)."""
+    agent_id: int, fields: dict[str, Any], *, constitutional: bool = False, created_at: datetime | None = None
+) -> Row:
+    """The new row, every column given (create and consolidate share it); its audit record is the caller's."""
     now = utcnow()
-    memory = AgentMemory(
+    memory: Row = dict.fromkeys(COLUMNS)
+    memory.update(
+        {k: v for k, v in fields.items() if k != "content"},
+        **content_fields(fields["content"]),
         agent_id=agent_id,
         constitutional=constitutional,
         created_at=created_at or now,
         updated_at=now,
-        **{k: v for k, v in fields.items() if k != "content"},
     )
-    memory.set_content(fields["content"])
-    db.session.add(memory)
-    db.session.flush()
-    write_audit(
-        op_id=op_id,
-        actor=actor,
-        action=action,
-        agent_id=agent_id,
-        memory_id=memory.id,
-        session_id=session_id,
-        before=None,
-        after=snapshot(memory),
-        data=data,
-    )
+    del memory["id"]
+    memory["id"] = db.session.execute(_INSERT, memory).scalar_one()
     return memory
 
 
@@ -354,39 +395,31 @@ def update_memory(
     fields = _clean_fields(changes)
     with atomic():
         memory = _load(agent_id, memory_id)
-        frozen = memory.constitutional and bool(FROZEN_FIELDS & set(fields))
+        frozen = memory["constitutional"] and bool(FROZEN_FIELDS & set(fields))
         if is_agent_path(actor):
-            if memory.immutable_tags:
+            tags = immutable_tags(memory["tags"])
+            if tags:
                 raise ImmutableMemory(
-                    f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and cannot be changed"
+                    f"memory #{memory_id} is tagged {', '.join(sorted(tags))} and cannot be changed"
                 )
             if frozen:
                 raise ConstitutionalLocked(
-                    f"memory #{memory.id} is constitutional: its content, type and tags cannot be changed "
+                    f"memory #{memory_id} is constitutional: its content, type and tags cannot be changed "
                     "by an agent or a job; only an admin can edit it",
-                    ids=[memory.id],
+                    ids=[memory_id],
                 )
-        before = snapshot(memory)
-        for name, value in fields.items():
-            if name == "content":
-                memory.set_content(value)
-            else:
-                setattr(memory, name, value)
-        memory.updated_at = utcnow()
-        with guard_privilege("admin") if frozen else nullcontext():
-            after = snapshot(memory)  # flushes the row, so the database guard sees the admin's privilege
+        before = _snapshot(memory)
+        values = {name: value for name, value in fields.items() if name != "content"}
+        if "content" in fields:
+            values.update(content_fields(fields["content"]))
+        values["updated_at"] = utcnow()
+        with guard_privilege("admin") if frozen else nullcontext():  # the database guard sees the admin
+            _write([memory], values)
         write_audit(
-            op_id=new_op_id(),
-            actor=actor,
-            action="update",
-            agent_id=agent_id,
-            memory_id=memory.id,
-            session_id=session_id,
-            before=before,
-            after=after,
-            data={"fields": sorted(fields)},
-        )
-    return memory
+            op_id=new_op_id(), actor=actor, action="update", agent_id=agent_id, memory_id=memory_id,
+            session_id=session_id, before=before, after=_snapshot(memory), data={"fields": sorted(fields)},
+        )  # fmt: skip
+    return _as_objects([memory])[0]
 
 
 def soft_delete_memories(
@@ -403,30 +436,23 @@ def soft_delete_memories(
     with atomic():
         memories = _load_many(agent_id, list(memory_ids))
         _guard_agent_locks(actor, memories, "delete")
-        locked = [m.id for m in memories if m.constitutional]
-        if locked:
-            raise ConstitutionalLocked(
-                "constitutional memories cannot be deleted; an admin must clear the flag first: "
-                + ", ".join(f"#{i}" for i in locked),
-                ids=locked,
-            )
+        _refuse_constitutional(
+            memories, "constitutional memories cannot be deleted; an admin must clear the flag first: "
+        )
         op_id, now = new_op_id(), utcnow()
-        for memory in memories:
-            before = snapshot(memory)
-            memory.deleted_at = now
-            memory.updated_at = now
-            write_audit(
-                op_id=op_id,
-                actor=actor,
-                action="delete",
-                agent_id=agent_id,
-                memory_id=memory.id,
-                session_id=session_id,
-                before=before,
-                after=snapshot(memory),
-                data={"reason": reason} if reason else {},
-            )
-    return memories
+        befores = [_snapshot(m) for m in memories]
+        _write(memories, {"deleted_at": now, "updated_at": now})
+        write_audits(
+            [
+                {
+                    "op_id": op_id, "actor": actor, "action": "delete", "agent_id": agent_id, "memory_id": m["id"],
+                    "session_id": session_id, "before": before, "after": _snapshot(m),
+                    "data": {"reason": reason} if reason else {},
+                }
+                for m, before in zip(memories, befores, strict=True)
+            ]
+        )  # fmt: skip
+    return _as_objects(memories)
 
 
 def restore_memory(agent_id: int, memory_id: int, *, actor: str) -> AgentMemory:
@@ -434,20 +460,13 @@ def restore_memory(agent_id: int, memory_id: int, *, actor: str) -> AgentMemory:
     _check_actor(actor)
     with atomic():
         memory = _load(agent_id, memory_id, active=False)
-        before = snapshot(memory)
-        memory.deleted_at = None
-        memory.purge_at = None
-        memory.updated_at = utcnow()
+        before = _snapshot(memory)
+        _write([memory], {"deleted_at": None, "purge_at": None, "updated_at": utcnow()})
         write_audit(
-            op_id=new_op_id(),
-            actor=actor,
-            action="restore",
-            agent_id=agent_id,
-            memory_id=memory.id,
-            before=before,
-            after=snapshot(memory),
-        )
-    return memory
+            op_id=new_op_id(), actor=actor, action="restore", agent_id=agent_id, memory_id=memory_id,
+            before=before, after=_snapshot(memory),
+        )  # fmt: skip
+    return _as_objects([memory])[0]
 
 
 def consolidate_memories(
@@ -468,9 +487,9 @@ def consolidate_memories(
     content = clean_content(new_content)
     with atomic():
         sources = _load_many(agent_id, list(memory_ids), minimum=2)
-        types = {m.memory_type for m in sources}
+        types = {m["memory_type"] for m in sources}
         if require_type is not None and types != {require_type}:
-            wrong = [m.id for m in sources if m.memory_type != require_type]
+            wrong = [m["id"] for m in sources if m["memory_type"] != require_type]
             raise ValidationFailed(
                 f"only {require_type} memories can be consolidated here: "
                 + ", ".join(f"#{i}" for i in wrong),
@@ -479,47 +498,42 @@ def consolidate_memories(
         if len(types) != 1:
             raise ValidationFailed("memories of different types cannot be consolidated")
         _guard_agent_locks(actor, sources, "consolidate")
-        locked = [m.id for m in sources if m.constitutional]
-        if locked:
-            raise ConstitutionalLocked(
-                "constitutional memories cannot be consolidated: " + ", ".join(f"#{i}" for i in locked),
-                ids=locked,
-            )
-        op_id = new_op_id()
+        _refuse_constitutional(sources, "constitutional memories cannot be consolidated: ")
         tags: list[str] = []
         for source in sources:
-            tags.extend(t for t in source.tags or [] if t not in tags)
-        importances = [m.importance for m in sources if m.importance is not None]
-        categories = {m.category for m in sources}
+            tags.extend(t for t in source["tags"] or [] if t not in tags)
+        importances = [m["importance"] for m in sources if m["importance"] is not None]
+        categories = {m["category"] for m in sources}
         fields = {
             "content": content,
             "memory_type": types.pop(),
             "tags": tags[:MAX_TAGS],
             "category": categories.pop() if len(categories) == 1 else None,
             "importance": max(importances) if importances else None,
-            "pinned": any(m.pinned for m in sources),
+            "pinned": any(m["pinned"] for m in sources),
         }
-        merged = _insert(
-            agent_id, fields, actor=actor, action="consolidate", op_id=op_id, session_id=session_id,
-            created_at=min(m.created_at for m in sources), data={"merged_from": [m.id for m in sources]},
-        )  # fmt: skip
+        merged = _insert(agent_id, fields, created_at=min(m["created_at"] for m in sources))
+        befores = [_snapshot(m) for m in sources]
         now = utcnow()
-        for source in sources:
-            before = snapshot(source)
-            source.deleted_at = now
-            source.updated_at = now
-            write_audit(
-                op_id=op_id,
-                actor=actor,
-                action="consolidate_source",
-                agent_id=agent_id,
-                memory_id=source.id,
-                session_id=session_id,
-                before=before,
-                after=snapshot(source),
-                data={"merged_into": merged.id},
-            )
-    return merged
+        _write(sources, {"deleted_at": now, "updated_at": now})
+        # One multi-row INSERT: the merged memory's record first, then each source's, linked both ways.
+        record = {"op_id": new_op_id(), "actor": actor, "agent_id": agent_id, "session_id": session_id}
+        write_audits(
+            [
+                {
+                    **record, "action": "consolidate", "memory_id": merged["id"], "before": None,
+                    "after": _snapshot(merged, new=True), "data": {"merged_from": [m["id"] for m in sources]},
+                },
+                *(
+                    {
+                        **record, "action": "consolidate_source", "memory_id": m["id"], "before": before,
+                        "after": _snapshot(m), "data": {"merged_into": merged["id"]},
+                    }
+                    for m, before in zip(sources, befores, strict=True)
+                ),
+            ]
+        )  # fmt: skip
+    return _as_objects([merged])[0]
 
 
 def set_constitutional(
@@ -538,24 +552,15 @@ def set_constitutional(
         raise ConstitutionalLocked("only an admin can clear the constitutional flag")
     with atomic():
         memory = _load(agent_id, memory_id)
-        if memory.constitutional == value:
-            return memory
-        before = snapshot(memory)
-        memory.constitutional = value
-        memory.updated_at = utcnow()
-        with nullcontext() if value else guard_privilege("admin"):
-            after = snapshot(memory)  # flushes the row inside the privilege
-        write_audit(
-            op_id=new_op_id(),
-            actor=actor,
-            action="protect" if value else "unprotect",
-            agent_id=agent_id,
-            memory_id=memory.id,
-            session_id=session_id,
-            before=before,
-            after=after,
-        )
-    return memory
+        if memory["constitutional"] != value:
+            before = _snapshot(memory)
+            with nullcontext() if value else guard_privilege("admin"):  # clearing the flag is the admin's
+                _write([memory], {"constitutional": value, "updated_at": utcnow()})
+            write_audit(
+                op_id=new_op_id(), actor=actor, action="protect" if value else "unprotect", agent_id=agent_id,
+                memory_id=memory_id, session_id=session_id, before=before, after=_snapshot(memory),
+            )  # fmt: skip
+    return _as_objects([memory])[0]
 
 
 def dedup_for_agent(
@@ -583,7 +588,9 @@ def dedup_for_agents(
     if not agent_ids:
         return {}
     table = AgentMemory.__table__
-    active_core = and_(table.c.agent_id.in_(agent_ids), table.c.memory_type == "core", table.c.deleted_at.is_(None))
+    active_core = and_(
+        table.c.agent_id.in_(agent_ids), table.c.memory_type == "core", table.c.deleted_at.is_(None)
+    )
     # The (agent, hash) groups holding more than one active core row: an aggregate over the partial
     # index of active core hashes, so rows without a twin cost nothing more.
     groups = (
@@ -605,7 +612,9 @@ def dedup_for_agents(
         # Every row after the earliest of its group (earliest origin date wins, id breaks ties), never
         # a constitutional one; every snapshot column is read, never `content`.
         rows = [
-            r for r in db.session.execute(ranked).mappings().all() if r["rank"] > 1 and not r["constitutional"]
+            r
+            for r in db.session.execute(ranked).mappings().all()
+            if r["rank"] > 1 and not r["constitutional"]
         ]
         rows.sort(key=lambda r: r["id"])
         # Memories tagged audio, somatic or voice are immutable for every agent path, dedup included.
@@ -620,7 +629,9 @@ def dedup_for_agents(
         refs = latest_content_refs(ids)
         for start in range(0, len(ids), CHUNK):
             db.session.execute(
-                update(table).where(table.c.id.in_(ids[start : start + CHUNK])).values(deleted_at=now, updated_at=now)
+                update(table)
+                .where(table.c.id.in_(ids[start : start + CHUNK]))
+                .values(deleted_at=now, updated_at=now)
             )
         audits = []
         for row in duplicates:
@@ -638,86 +649,26 @@ def dedup_for_agents(
     return removed
 
 
-def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent:
-    """Change an agent's refinement settings, audited (no memory row is touched)."""
-    _check_actor(actor)
-    allowed = {
-        "core_token_budget",
-        "min_retention",
-        "refinement_prompt",
-        "model_id",
-        "base_url",
-        "mechanic_preconsent",
-    }
-    unknown = set(changes) - allowed
-    if unknown:
-        raise ValidationFailed(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    budget = changes.get("core_token_budget")
-    if "core_token_budget" in changes and (
-        isinstance(budget, bool) or not isinstance(budget, int) or not 100 <= budget <= 1_000_000
-    ):
-        raise ValidationFailed("core_token_budget must be an integer from 100 to 1,000,000")
-    retention = changes.get("min_retention")
-    if "min_retention" in changes and (
-        isinstance(retention, bool) or not isinstance(retention, int | float) or not 0.0 < retention <= 1.0
-    ):
-        raise ValidationFailed("min_retention must be a number above 0 and at most 1")
-    prompt = changes.get("refinement_prompt")
-    if prompt is not None:
-        if not isinstance(prompt, str):
-            raise ValidationFailed("refinement_prompt must be a string")
-        prompt = prompt.strip() or None
-        if prompt and len(prompt) > MAX_REFINEMENT_PROMPT_CHARS:
-            raise ValidationFailed(
-                f"refinement_prompt is limited to {MAX_REFINEMENT_PROMPT_CHARS:,} characters"
-            )
-        changes["refinement_prompt"] = prompt
-    if "mechanic_preconsent" in changes and not isinstance(changes["mechanic_preconsent"], bool):
-        raise ValidationFailed("mechanic_preconsent must be true or false")
-    with atomic():
-        agent = _require_agent(agent_id)
-        before = {name: getattr(agent, name) for name in changes}
-        for name, value in changes.items():
-            setattr(agent, name, value)
-        # The prompt text is the agent's own voice: record that it changed and its size, not its words.
-        redact = {"refinement_prompt"}
-        write_audit(
-            op_id=new_op_id(),
-            actor=actor,
-            action="agent_settings",
-            agent_id=agent_id,
-            data={
-                "before": {k: (len(v) if k in redact and v else v) for k, v in before.items()},
-                "after": {k: (len(v) if k in redact and v else v) for k, v in changes.items()},
-            },
-        )
-    return agent
-
-
-def set_refinement_prompt(agent_id: int, prompt: str | None, *, actor: str = AGENT_ACTOR) -> Agent:
-    """The agent's self-authored refinement instructions (spec 002 C); None restores the default."""
-    return update_agent_settings(
-        agent_id, actor=actor, refinement_prompt=prompt if prompt is not None else ""
-    )
-
-
 PURGE_GRACE = timedelta(days=30)
 
 
-def _guard_purgeable(memory: AgentMemory) -> None:
+def _guard_purgeable(memory: Row) -> None:
     """TTL lifecycle applies only to non-core, non-journal, non-pinned, non-constitutional memories
     with no immutable tag."""
-    if memory.constitutional:
-        raise ConstitutionalLocked(f"memory #{memory.id} is constitutional and can never be purged")
-    if memory.immutable_tags:
+    if memory["constitutional"]:
+        raise ConstitutionalLocked(f"memory #{memory['id']} is constitutional and can never be purged")
+    tags = immutable_tags(memory["tags"])
+    if tags:
         raise ImmutableMemory(
-            f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))} and never expires",
-            ids=[memory.id],
+            f"memory #{memory['id']} is tagged {', '.join(sorted(tags))} and never expires",
+            ids=[memory["id"]],
         )
-    if memory.memory_type in ("core", "journal"):
-        raise ValidationFailed(f"memory #{memory.id} is a {memory.memory_type} memory; those are never purged")
-    if memory.pinned:
-        raise ValidationFailed(f"memory #{memory.id} is pinned and cannot expire")
+    if memory["memory_type"] in ("core", "journal"):
+        raise ValidationFailed(
+            f"memory #{memory['id']} is a {memory['memory_type']} memory; those are never purged"
+        )
+    if memory["pinned"]:
+        raise ValidationFailed(f"memory #{memory['id']} is pinned and cannot expire")
 
 
 def expire_memory(
@@ -733,21 +684,14 @@ def expire_memory(
     with atomic():
         memory = _load(agent_id, memory_id)
         _guard_purgeable(memory)
-        before = snapshot(memory)
+        before = _snapshot(memory)
         now = now or utcnow()
-        memory.deleted_at = now
-        memory.updated_at = now
-        memory.purge_at = now + grace
+        _write([memory], {"deleted_at": now, "updated_at": now, "purge_at": now + grace})
         write_audit(
-            op_id=new_op_id(),
-            actor=actor,
-            action="ttl_expire",
-            agent_id=agent_id,
-            memory_id=memory.id,
-            before=before,
-            after=snapshot(memory),
-        )
-    return memory
+            op_id=new_op_id(), actor=actor, action="ttl_expire", agent_id=agent_id, memory_id=memory_id,
+            before=before, after=_snapshot(memory),
+        )  # fmt: skip
+    return _as_objects([memory])[0]
 
 
 def purge_memory(
@@ -762,12 +706,16 @@ def purge_memory(
     with atomic():
         memory = _load(agent_id, memory_id, active=False)
         _guard_purgeable(memory)
-        if memory.purge_at is None or memory.purge_at > (now or utcnow()):
-            raise ValidationFailed(f"memory #{memory.id} is not due for purge")
-        before = snapshot(memory)
-        tombstone = {"content_hash": memory.content_hash, "token_estimate": memory.token_estimate}
-        db.session.delete(memory)
-        db.session.flush()
+        if memory["purge_at"] is None or memory["purge_at"] > (now or utcnow()):
+            raise ValidationFailed(f"memory #{memory_id} is not due for purge")
+        before = _snapshot(memory)
+        tombstone = {"content_hash": memory["content_hash"], "token_estimate": memory["token_estimate"]}
+        db.session.execute(delete(MEMORIES).where(MEMORIES.c.id == memory_id))
+        # The session's copy, if it holds one, keeps the row's last values and leaves the session, as
+        # after an ORM delete: nothing may flush it again.
+        held = refresh_loaded(AgentMemory, memory_id, memory)
+        if held is not None:
+            db.session.expunge(held)
         db.session.execute(
             update(AuditContent)
             .where(AuditContent.memory_id == memory_id, AuditContent.content.is_not(None))

@@ -15,14 +15,15 @@ that make a session safe are enforced here, in code, whatever the model asks:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, fields
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
 
 from .agent import Agent, core_totals
 from .audit import new_op_id, write_audit
-from .db import atomic, db
+from .db import atomic, db, refresh_loaded
 from .errors import DomainError
 from .memory import MAX_CONTENT_CHARS, AgentMemory
 from .mutations import (
@@ -173,12 +174,30 @@ class RefinementToolbox:
         self.session_id = session_id
 
     def _session(self) -> RefinementSession:
+        """The session as an ORM object, row-locked and fresh: for closing it (rare); calls use `_state`."""
         session = db.session.get(
             RefinementSession, self.session_id, populate_existing=True, with_for_update=True
         )
         if session is None:
             raise LookupError(f"refinement session {self.session_id} not found")
         return session
+
+    def _state(self) -> SessionState:
+        """What a tool call reads of its session, row-locked, in one Core statement (an ORM load and the
+        flush of its changes were a third of a call's cost)."""
+        row = db.session.execute(_STATE_LOCK, {"id": self.session_id}).first()
+        if row is None:
+            raise LookupError(f"refinement session {self.session_id} not found")
+        return SessionState(*row)
+
+    def _save(self, state: SessionState, read: tuple[int, dict]) -> None:
+        """Write the call's changes to the session's counters, if it made any; the session's ORM copy, if
+        one is loaded (the session loop's), sees them as a fresh load would."""
+        if (state.ops_count, state.stats) == read:
+            return
+        values = {"ops_count": state.ops_count, "stats": state.stats}
+        db.session.execute(_STATE_SAVE, {"session": self.session_id, **values})
+        refresh_loaded(RefinementSession, self.session_id, values)
 
     def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
         """Run one tool call. Never raises for model input; returns a JSON-able result."""
@@ -189,7 +208,7 @@ class RefinementToolbox:
             return _error(err.code, err.message, **err.details)
 
     def _call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
-        session = self._session()
+        session = self._state()
         if session.status == "terminated":
             return _error("terminated", TERMINATED_MESSAGE)
         if session.status != "running":
@@ -220,17 +239,19 @@ class RefinementToolbox:
                 "hard_cap",
                 f"hard cap reached: at most {HARD_CAP} operations per session; call complete_refinement now",
             )
+        read = (session.ops_count, dict(session.stats))
         handler = getattr(self, f"_{name}")
         result = handler(session, args)
         if name in MUTATING:
             session.ops_count += 1
-            if name not in RETENTION_NEUTRAL and self._breaker_tripped(session):
-                return self._terminate(session)
+        self._save(session, read)
+        if name in MUTATING and name not in RETENTION_NEUTRAL and self._breaker_tripped(session):
+            return self._terminate()
         return {"ok": True, **result}
 
     # ----- the tools -----
 
-    def _search_memories(self, session: RefinementSession, args: SearchArgs) -> dict[str, Any]:
+    def _search_memories(self, session: SessionState, args: SearchArgs) -> dict[str, Any]:
         escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         stmt = AgentMemory.active_core(session.agent_id).where(
             AgentMemory.content.ilike(f"%{escaped}%", escape="\\")
@@ -247,7 +268,7 @@ class RefinementToolbox:
             "results": [ledger_entry(m) for m in rows[:MAX_SEARCH_RESULTS]],
         }
 
-    def _consolidate_memories(self, session: RefinementSession, args: ConsolidateArgs) -> dict[str, Any]:
+    def _consolidate_memories(self, session: SessionState, args: ConsolidateArgs) -> dict[str, Any]:
         merged = consolidate_memories(
             session.agent_id, args.ids, args.new_content, actor=AGENT_ACTOR, session_id=session.id
         )
@@ -259,14 +280,14 @@ class RefinementToolbox:
             "created_at": merged.created_at.date().isoformat(),
         }
 
-    def _update_memory(self, session: RefinementSession, args: UpdateArgs) -> dict[str, Any]:
+    def _update_memory(self, session: SessionState, args: UpdateArgs) -> dict[str, Any]:
         memory = update_memory(
             session.agent_id, args.id, actor=AGENT_ACTOR, session_id=session.id, content=args.content
         )
         count_stat(session, "updated", 1)
         return {"updated": memory.id, "tokens": memory.token_estimate}
 
-    def _delete_memory(self, session: RefinementSession, args: DeleteArgs) -> dict[str, Any]:
+    def _delete_memory(self, session: SessionState, args: DeleteArgs) -> dict[str, Any]:
         if (args.id is None) == (args.ids is None):
             raise DomainError("pass either id or ids")
         ids = [args.id] if args.id is not None else list(args.ids)
@@ -276,12 +297,12 @@ class RefinementToolbox:
         count_stat(session, "deleted", len(ids))
         return {"deleted": ids}
 
-    def _protect_memory(self, session: RefinementSession, args: ProtectArgs) -> dict[str, Any]:
+    def _protect_memory(self, session: SessionState, args: ProtectArgs) -> dict[str, Any]:
         set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
         count_stat(session, "protected", 1)
         return {"protected": args.id}
 
-    def _next_page(self, session: RefinementSession, args: NextPageArgs) -> dict[str, Any]:
+    def _next_page(self, session: SessionState, args: NextPageArgs) -> dict[str, Any]:
         # The page plan is the session loop's; the row records how many pages there are and how many
         # the model has turned, so the loop (and a call after a crash) reads the same position.
         stats = session.stats or {}
@@ -299,9 +320,10 @@ class RefinementToolbox:
             "message": "the next page replaces this one in your prompt",
         }
 
-    def _complete_refinement(self, session: RefinementSession, args: CompleteArgs) -> dict[str, Any]:
-        if self._breaker_tripped(session):
-            return self._terminate(session)
+    def _complete_refinement(self, state: SessionState, args: CompleteArgs) -> dict[str, Any]:
+        if self._breaker_tripped(state):
+            return self._terminate()
+        session = self._session()
         tokens, count = core_totals(session.agent_id)
         create_memory(
             session.agent_id,
@@ -339,13 +361,13 @@ class RefinementToolbox:
             if session.status != "running":
                 return
             if self._breaker_tripped(session):
-                self._terminate(session)
+                self._terminate()
                 return
             finish_session(session, "incomplete", totals=core_totals(session.agent_id), error=reason)
 
     # ----- the guards -----
 
-    def _breaker_tripped(self, session: RefinementSession) -> bool:
+    def _breaker_tripped(self, session: RefinementSession | SessionState) -> bool:
         # One primary-key read: the threshold and the totals the database triggers maintain (O(1)).
         threshold, tokens, count = db.session.execute(
             select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
@@ -357,8 +379,9 @@ class RefinementToolbox:
             start_count > 0 and count < threshold * start_count
         )
 
-    def _terminate(self, session: RefinementSession) -> dict[str, Any]:
+    def _terminate(self) -> dict[str, Any]:
         """Roll the whole session back in this same transaction and close it for good."""
+        session = self._session()  # after `_save`: the object holds this call's counters too
         tokens, count = core_totals(session.agent_id)
         rollback_session(session.id, actor="system:circuit-breaker")
         error = (
@@ -369,6 +392,33 @@ class RefinementToolbox:
         finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)
         count_stat(session, "breaker_trips")
         return _error("terminated", TERMINATED_MESSAGE)
+
+
+@dataclass
+class SessionState:
+    """The columns of a refinement session a tool call reads, and the two it changes (ops_count, stats)."""
+
+    id: int
+    agent_id: int
+    status: str
+    ops_count: int
+    stats: dict
+    tokens_before: int | None
+    count_before: int | None
+
+    def __post_init__(self) -> None:
+        self.stats = dict(self.stats or {})  # count_stat replaces it; the read copy stays as read
+
+
+_SESSIONS = RefinementSession.__table__
+# Built once, bound at execution. FOR UPDATE: one call of a session at a time (SQLite: the write lock
+# atomic() took already serialises them).
+_STATE_LOCK = (
+    select(*(_SESSIONS.c[f.name] for f in fields(SessionState)))
+    .where(_SESSIONS.c.id == bindparam("id"))
+    .with_for_update()
+)
+_STATE_SAVE = update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session"))
 
 
 def ledger_entry(memory: AgentMemory) -> dict[str, Any]:

@@ -7,8 +7,9 @@ import sqlalchemy as sa
 
 from models import AuditLog, db
 from models import console_queries as queries
+from models.agent_settings import update_agent_settings
 from models.console_queries import TimelineFilters, activity
-from models.mutations import create_memory, dedup_for_agent, update_agent_settings
+from models.mutations import create_memory, dedup_for_agent
 
 
 def _history(make_agent) -> None:

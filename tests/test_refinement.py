@@ -288,7 +288,7 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
 
 
 def test_agent_refinement_prompt_replaces_the_default(agent, llm):
-    from models.mutations import set_refinement_prompt
+    from models.agent_settings import set_refinement_prompt
 
     seed(agent, 3)
     set_refinement_prompt(agent.id, "Only merge exact quotes.")

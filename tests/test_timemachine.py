@@ -30,6 +30,7 @@ from models import (
     RefinementSession,
     RollbackConflict,
     ValidationFailed,
+    agent_settings,
     db,
     estimate_tokens,
     utcnow,
@@ -724,7 +725,7 @@ def test_rolling_an_agent_back_to_before_its_first_memory_removes_every_memory_c
 
 def test_rollback_refuses_an_operation_that_changed_no_memory_and_bad_arguments(make_agent):
     agent = make_agent()
-    mut.update_agent_settings(agent.id, actor=ADMIN, core_token_budget=1234)
+    agent_settings.update_agent_settings(agent.id, actor=ADMIN, core_token_budget=1234)
     settings_op = db.session.scalar(sa.select(AuditLog.op_id).where(AuditLog.action == "agent_settings"))
     records = audit_count()
     with pytest.raises(ValidationFailed):

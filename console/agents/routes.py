@@ -18,6 +18,7 @@ from console.web.lookups import get_agent
 from infra.queues import get_rq
 from jobs.triggers import enqueue_refinement
 from models import Agent, DomainError, db
+from models.agent_settings import update_agent_settings
 from models.console_queries import (
     DASHBOARD_FILTERS,
     DASHBOARD_SORTS,
@@ -25,7 +26,6 @@ from models.console_queries import (
     recent_sessions,
     session_metadata,
 )
-from models.mutations import update_agent_settings
 from models.parsing import parse_id
 from models.session import SESSION_STATUSES
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from models import db, events
+from models.agent_settings import set_refinement_prompt, update_agent_settings
 from models.mechanic import MechanicGrant, revoke_grant
-from models.mutations import AGENT_ACTOR, set_refinement_prompt, update_agent_settings
+from models.mutations import AGENT_ACTOR
 
 from .auth import allowed_categories, current_agent
 from .blueprint import api

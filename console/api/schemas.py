@@ -21,8 +21,9 @@ from pydantic import (
     model_validator,
 )
 
+from models.agent_settings import MAX_REFINEMENT_PROMPT_CHARS
 from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
-from models.mutations import MAX_REFINEMENT_PROMPT_CHARS, MAX_TAG_CHARS, MAX_TAGS
+from models.mutations import MAX_TAG_CHARS, MAX_TAGS
 from models.parsing import MAX_ID, NO_NUL, to_utc  # the one rule for ids, text and times
 
 

@@ -16,8 +16,9 @@ from rq import SimpleWorker, Worker
 from console.demo import seed_demo
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, AuditLog, MechanicGrant, db, utcnow
+from models.agent_settings import update_agent_settings
 from models.due import over_budget_due
-from models.mutations import create_memory, update_agent_settings
+from models.mutations import create_memory
 from models.timemachine import rollback_operation
 from tests.job_fixtures import explode
 
