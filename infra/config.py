@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import secrets
 from datetime import timedelta
+from typing import Any
 
 
 class Config:
     """Defaults are safe for a single-machine demo; production sets DATABASE_URL, REDIS_URL, SECRET_KEY."""
 
-    def __init__(self, instance_path: str, overrides: dict | None = None) -> None:
+    def __init__(self, instance_path: str, overrides: dict[str, Any] | None = None) -> None:
         env = os.environ
+        overrides = overrides or {}
         self.SECRET_KEY = env.get("SECRET_KEY") or _instance_secret(instance_path)
         self.SQLALCHEMY_DATABASE_URI = normalise_database_url(
             env.get("DATABASE_URL") or f"sqlite:///{os.path.join(instance_path, 'memory-console.db')}"
@@ -23,7 +25,7 @@ class Config:
         self.REDIS_SENTINELS = env.get("REDIS_SENTINELS") or None
         self.REDIS_SENTINEL_MASTER = env.get("REDIS_SENTINEL_MASTER", "mymaster")
         self.REDIS_SENTINEL_DB = int(env.get("REDIS_SENTINEL_DB", 0))
-        self.SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True}
+        self.SQLALCHEMY_ENGINE_OPTIONS: dict[str, Any] = {"pool_pre_ping": True}
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SESSION_COOKIE_SECURE = env.get("SESSION_COOKIE_SECURE", "0") == "1"
@@ -85,12 +87,12 @@ class Config:
         self.MULTI_FACT_EXTRACTION = env.get("MULTI_FACT_EXTRACTION", "0") == "1"
         # Memory categories and per-role allowlists (models/categories.py): the shipped file unless set.
         self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
-        for key, value in (overrides or {}).items():
+        for key, value in overrides.items():
             setattr(self, key, value)
-        if "DATABASE_URL" in (overrides or {}):
+        if "DATABASE_URL" in overrides:
             self.SQLALCHEMY_DATABASE_URI = normalise_database_url(overrides["DATABASE_URL"])
         # A streaming replica for console pages and memory.query reads (models/db.py, "read replica").
-        replica = (overrides or {}).get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
+        replica = overrides.get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
         self.DATABASE_REPLICA_URL = replica or None
         if replica:
             self.SQLALCHEMY_BINDS = {"replica": normalise_database_url(replica)}

@@ -25,6 +25,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+from collections.abc import Hashable
 from functools import lru_cache
 from typing import Protocol
 
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 FALLBACK_LABEL = "hashed-bow (fallback)"
 
 
-class Embedder(Protocol):
+class Embedder(Hashable, Protocol):  # hashable: query vectors are cached per embedder
     label: str
     dims: int
 

@@ -120,7 +120,7 @@ def model_for(agent: Agent) -> ChatModel:
     """The chat model a session of this agent talks to: its own model, or the offline refiner when it has
     none (or LLM_OFFLINE=1). A model without an endpoint is ModelNotConfigured, never a silent offline run:
     the admin would believe the agent's model had refined it."""
-    if runs_offline(agent):
+    if runs_offline(agent) or not agent.model_id:  # runs_offline() says so too; this tells mypy
         return OfflineRefiner(agent.id)
     if not _endpoint(agent):
         raise ModelNotConfigured(_not_configured(agent))

@@ -115,7 +115,7 @@ def enqueue_consent(grant_id: int) -> str:
     """Queue the consent question on the `llm` queue and note the job on the grant."""
     job = get_rq().enqueue(ask_mechanic_consent, grant_id, queue="llm", job_id=f"mechanic-consent-{grant_id}")
     with atomic():
-        db.session.get(MechanicGrant, grant_id).job_id = job.id
+        db.session.get_one(MechanicGrant, grant_id).job_id = job.id
     return job.id
 
 

@@ -32,7 +32,7 @@ class OfflineRefiner:
         """Duplicate groups to merge, within the hard cap and never past the circuit breaker's threshold."""
         if self._plan is None:
             memories = list(db.session.scalars(AgentMemory.active_core(self.agent_id)).all())
-            threshold = db.session.get(Agent, self.agent_id).min_retention
+            threshold = db.session.get_one(Agent, self.agent_id).min_retention
             tokens = sum(m.token_estimate for m in memories)
             count = len(memories)
             floor_tokens, floor_count = threshold * tokens, threshold * count

@@ -153,7 +153,7 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
         return result(session)
     except Exception as err:
         db.session.rollback()
-        session = db.session.get(RefinementSession, session.id)
+        session = db.session.get_one(RefinementSession, session.id)
         # The type and the HTTP status, never the message text: errors can echo prompt content.
         status_code = getattr(err, "status_code", None)
         _finish(session, "failed", f"{type(err).__name__}" + (f" (HTTP {status_code})" if status_code else ""))

@@ -18,6 +18,7 @@ from sqlalchemy import insert, or_, select
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.audit import new_op_id, write_audits
+from models.db import binary_rows
 
 from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
 
@@ -85,7 +86,7 @@ def agent_vectors(agent_id: int, memory_types: tuple[str, ...] | None = None) ->
     )
     if memory_types:
         stmt = stmt.where(AgentMemory.memory_type.in_(memory_types))
-    rows = _vector_rows(stmt)
+    rows = binary_rows(stmt)
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
     # One vector model, so one width: a single buffer, not one small array per row.
@@ -93,16 +94,6 @@ def agent_vectors(agent_id: int, memory_types: tuple[str, ...] | None = None) ->
     return np.array([r[0] for r in rows], dtype=np.int64), matrix
 
 
-def _vector_rows(stmt) -> list:
-    """(memory_id, vector bytes) rows of `stmt`, in the session's transaction. With psycopg the rows
-    come in binary format: vectors arrive as raw bytes, not hex text (~4x faster for 20k x 4 KB)."""
-    connection = db.session.connection()
-    if connection.dialect.name != "postgresql" or connection.dialect.driver != "psycopg":
-        return db.session.execute(stmt).all()
-    compiled = stmt.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
-    with connection.connection.dbapi_connection.cursor(binary=True) as cursor:
-        cursor.execute(str(compiled), compiled.params)
-        return cursor.fetchall()
 
 
 def _nearest(matrix: np.ndarray, rows: list[int], top_k: int, link_min: float):

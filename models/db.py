@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session as FlaskSession
@@ -242,3 +243,17 @@ def _set_guard(value: str) -> None:
         connection.execute(
             text("SELECT set_config(:name, :value, true)"), {"name": GUARD_SETTING, "value": value}
         )
+
+
+def binary_rows(stmt: Select) -> list[Any]:
+    """The rows of `stmt`, in the session's transaction. With psycopg they come in binary format:
+    bytea columns (vectors) arrive as raw bytes rather than hex text, several times faster for
+    large agents."""
+    connection = db.session.connection()
+    if connection.dialect.name != "postgresql" or connection.dialect.driver != "psycopg":
+        return list(db.session.execute(stmt).all())
+    compiled = stmt.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
+    raw: Any = connection.connection.dbapi_connection  # psycopg's Connection: cursor(binary=True)
+    with raw.cursor(binary=True) as cursor:
+        cursor.execute(str(compiled), compiled.params)
+        return list(cursor.fetchall())

@@ -99,7 +99,8 @@ def _state(snap: dict | None, texts: dict[int, str | None]) -> dict | None:
     if snap is None:
         return None
     state = {name: snap.get(name) for name in STATE_FIELDS}
-    content = texts.get(snap.get("content_ref"))
+    ref = snap.get("content_ref")
+    content = texts.get(ref) if ref is not None else None
     state["content"] = content
     state["redacted"] = content is None
     return state
@@ -139,7 +140,7 @@ def memory_history(agent_id: int, memory_id: int, limit: int = 50) -> tuple[list
         raise NotFound(f"memory #{memory_id} not found")
     more = len(records) > limit
     records = records[:limit]
-    refs = [s.get("content_ref") for r in records for s in (r.before, r.after) if s]
+    refs = [s["content_ref"] for r in records for s in (r.before, r.after) if s and s.get("content_ref") is not None]
     texts = _texts([memory_id], refs)
     return [_event(r, texts) for r in records], more
 
@@ -184,11 +185,12 @@ def export_user(agent_id: int, user_id: str, categories: list[str | None]) -> It
             return
         ids = [m.id for m in memories]
         records = _records(agent_id, ids)
-        refs = [s.get("content_ref") for r in records for s in (r.before, r.after) if s]
+        refs = [s["content_ref"] for r in records for s in (r.before, r.after) if s and s.get("content_ref") is not None]
         texts = _texts(ids, refs)
         by_memory: dict[int, list[HistoryEvent]] = {}
         for record in reversed(records):  # oldest first within a memory's history
-            by_memory.setdefault(record.memory_id, []).append(_event(record, texts))
+            if record.memory_id is not None:  # _records() names memories; a record always has one here
+                by_memory.setdefault(record.memory_id, []).append(_event(record, texts))
         for memory in memories:
             yield {
                 "memory": memory,

@@ -15,10 +15,11 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
+    CursorResult,
     DateTime,
     ForeignKey,
     Index,
@@ -473,7 +474,7 @@ def delete_thread(agent_id: int, thread_id: str) -> int:
             result = db.session.execute(
                 delete(model).where(model.agent_id == agent_id, model.thread_id == thread_id)
             )
-            removed = result.rowcount
+            removed = cast(CursorResult, result).rowcount  # the checkpoints, deleted last
     return removed
 
 

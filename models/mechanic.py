@@ -57,7 +57,7 @@ class MechanicGrant(db.Model):
         return self.status
 
     def seconds_left(self, now: datetime | None = None) -> int:
-        if not self.is_active(now):
+        if not self.is_active(now) or self.expires_at is None:
             return 0
         return max(0, int((self.expires_at - (now or utcnow())).total_seconds()))
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     DateTime,
     Float,
     Index,
@@ -71,7 +72,7 @@ RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
 RECENCY_DAYS = 30.0
 DEFAULT_IMPORTANCE = 2
 EQUALITY_FILTERS = ("user_id", "run_id", "actor_id", "role", "thread_id")
-FTS_CONFIG = literal_column("'english'::regconfig")
+FTS_CONFIG: ColumnElement[Any] = literal_column("'english'::regconfig")
 
 # PostgreSQL's 'english' text-search stop words (the list its full-text search drops anyway), plus the
 # modal verbs questions are made of, less the third-person pronouns: "she" and "his" say whose memory is
@@ -102,7 +103,7 @@ FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/b
 
 _fts = table("agent_memories_fts", column("rowid"))
 _CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
-_PG_VECTOR = literal_column("agent_memories.fts_vector")  # stored to_tsvector('english', content)
+_PG_VECTOR: ColumnElement[Any] = literal_column("agent_memories.fts_vector")  # stored to_tsvector('english', content)
 
 # Declared on agent_memories here, next to the query that needs them (created by migration 0003): the
 # candidate pool walks an agent's active memories newest first, overall or for one user (user_id is the
@@ -301,14 +302,14 @@ def _pool(dialect: str, where: list, words: int):
     )
     found = select(func.count()).select_from(some).scalar_subquery()
     parts = [select(*_scored_columns(dialect, tsquery, source=some.c)).where(found <= EXACT_LIMIT)]
-    newest = (
+    recent_any = (
         select(*columns)
         .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
         .order_by(_T.c.updated_at.desc())
         .limit(POOL_ANY)
         .subquery()
     )
-    parts.append(select(newest))
+    parts.append(select(recent_any))
     if words > 1:
         _, every_word, _ = _match(dialect, "q_all")
         every = select(*columns).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
@@ -456,7 +457,8 @@ def _statement(
         .limit(bindparam("leaders"))
         .subquery("leaders")
     )
-    final_score, linked = leaders.c.score, false()
+    final_score: ColumnElement[Any] = leaders.c.score
+    linked: ColumnElement[bool] = false()
     edges = _relations_boost(leaders.c.id)
     if edges is not None:
         # The strongest edge at either end (NULL: none), computed once per leader in a layer of its own.
@@ -529,7 +531,7 @@ def search(
         convert = FILTERS[name][1]
         params[f"f_{name}"] = convert(value) if convert else value
     for i, name in enumerate(capped):
-        params[f"cap_{i}"] = rag_caps[name]
+        params[f"cap_{i}"] = (rag_caps or {})[name]
     if terms:
         params["q_any"] = _match_text(dialect, terms, every=False)
     if len(terms) > 1:

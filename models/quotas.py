@@ -58,7 +58,7 @@ def memory_count(agent_id: int) -> int:
         select(func.count())
         .select_from(AgentMemory)
         .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
-    )
+    ) or 0
 
 
 def checkpoint_bytes(agent_id: int, *, excluding: dict | None = None) -> int:

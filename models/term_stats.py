@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import text
 
@@ -37,15 +38,16 @@ MAX_WORDS = 50_000  # cached word figures per process; the oldest half is droppe
 
 _lock = threading.Lock()
 _tables: dict[str, tuple[float, int, frozenset[str]]] = {}  # database -> (expires, rows, common stems)
-_words: dict[tuple[str, str], tuple[float, object]] = {}  # (database, word) -> (expires, stems or count)
+_words: dict[tuple[str, str], tuple[float, Any]] = {}  # (database, word) -> (expires, stems or count)
 
 
 def _key() -> str:
     return str(db.engine.url)
 
 
-def _cached_words(key: str, words: Sequence[str], now: float) -> tuple[dict[str, object], list[str]]:
-    known, missing = {}, []
+def _cached_words(key: str, words: Sequence[str], now: float) -> tuple[dict[str, Any], list[str]]:
+    known: dict[str, Any] = {}
+    missing: list[str] = []
     for word in words:
         hit = _words.get((key, word))
         if hit is not None and hit[0] > now:
@@ -55,7 +57,7 @@ def _cached_words(key: str, words: Sequence[str], now: float) -> tuple[dict[str,
     return known, missing
 
 
-def _remember(key: str, found: dict[str, object], now: float) -> None:
+def _remember(key: str, found: Mapping[str, Any], now: float) -> None:
     with _lock:
         if len(_words) > MAX_WORDS:
             for old in list(_words)[: MAX_WORDS // 2]:
@@ -125,9 +127,9 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         count = text(
             "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w LIMIT :cap)"
         )
-        found = {w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing}
-        _remember(key, found, now)
-        known.update(found)
+        counts = {w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing}
+        _remember(key, counts, now)
+        known.update(counts)
     return {w for w, n in known.items() if n >= COMMON_SHARE * rows}
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from flask import current_app
 from sqlalchemy import select
 
-from .db import db, utcnow
+from .db import binary_rows, db, utcnow
 from .memory import AgentMemory
 from .relations import MemoryEmbedding
 
@@ -47,16 +47,6 @@ MARGIN = timedelta(seconds=10)
 NO_USER = -1
 
 
-def _rows(stmt) -> list:
-    """(memory_id, vector bytes, created_at, user_id) rows. With psycopg the rows come in binary format:
-    vectors arrive as raw bytes rather than hex text, several times faster for large agents."""
-    connection = db.session.connection()
-    if connection.dialect.name != "postgresql" or connection.dialect.driver != "psycopg":
-        return db.session.execute(stmt).all()
-    compiled = stmt.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
-    with connection.connection.dbapi_connection.cursor(binary=True) as cursor:
-        cursor.execute(str(compiled), compiled.params)
-        return cursor.fetchall()
 
 
 class AgentMatrix:
@@ -98,7 +88,7 @@ class AgentMatrix:
         started = utcnow()
         if not self.loaded_at or now - self.loaded_at >= RELOAD_SECONDS:
             # A full load: only what can be found at all.
-            rows = _rows(
+            rows = binary_rows(
                 self._select(*vector_columns).where(m.deleted_at.is_(None), e.content_hash == m.content_hash)
             )
             self.count, self.position, self.user_codes, self.stamps = 0, {}, {}, {}
@@ -112,7 +102,7 @@ class AgentMatrix:
             rows = []
             for start in range(0, len(wanted), 1000):
                 chunk = wanted[start : start + 1000]
-                rows += _rows(self._select(*vector_columns).where(e.memory_id.in_(chunk)))
+                rows += binary_rows(self._select(*vector_columns).where(e.memory_id.in_(chunk)))
         self._upsert(rows)
         # Remember only the stamps the next refresh's window can still show: bounded.
         self.stamps = {k: v for k, v in self.stamps.items() if v >= started - MARGIN}
