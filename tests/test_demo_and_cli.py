@@ -12,7 +12,9 @@ from datetime import datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from console import demo
+from console.cli.demo import data as demo_data
+from console.cli.demo import plan as demo_plan
+from console.cli.demo import seed as demo_seed
 from models import Agent, AgentMemory, AuditContent, AuditLog, RefinementSession, User, db, utcnow
 from models.agent import hash_token
 from models.memory import SNAPSHOT_FIELDS
@@ -413,7 +415,7 @@ def test_demo_output_is_metadata_only(runner):
     out = _ok(result)
     contents = db.session.scalars(sa.select(AgentMemory.content)).all()
     assert len(contents) == out["memories"]
-    for content in random.Random(0).sample(contents, 50) + list(demo.VOWS):
+    for content in random.Random(0).sample(contents, 50) + list(demo_data.VOWS):
         assert content not in result.output
     assert "mgc_" not in result.output  # no API token either
 
@@ -431,9 +433,9 @@ def test_demo_that_fails_midway_leaves_nothing_behind(app, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(demo, "restore_memory", broken)
+    monkeypatch.setattr(demo_seed, "restore_memory", broken)
     with pytest.raises(RuntimeError):
-        demo.seed_demo()
+        demo_seed.seed_demo()
     db.session.rollback()
     assert set(_counts().values()) == {0}
 
@@ -489,9 +491,9 @@ def test_demo_session_can_be_rolled_back(runner):
 
 def test_demo_content_is_deterministic_for_a_seed():
     now = datetime(2026, 1, 1)
-    plan = [s.content for s in demo._plan_agent(random.Random(7), "planner", now)]
-    again = [s.content for s in demo._plan_agent(random.Random(7), "planner", now)]
-    other = [s.content for s in demo._plan_agent(random.Random(8), "planner", now)]
+    plan = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now)]
+    again = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now)]
+    other = [s.content for s in demo_plan.plan_agent(random.Random(8), "planner", now)]
     assert plan == again != other
 
 

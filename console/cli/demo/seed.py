@@ -1,0 +1,193 @@
+"""`flask --app wsgi demo`: a realistic, deterministic demo data set, written only through the mutation path.
+
+Five agents (one per role of the shipped allowlists), a few hundred first-person memories imported with
+origin dates spread over the past nine months, and an audit history beyond the imports: exact-duplicate
+removal for some agents (others keep their duplicates for dedup to find), admin edits, a soft
+delete and a restore, and one completed refinement session whose changes can be rolled back.
+
+Everything is seeded in one transaction, so a failure leaves nothing behind. The summary it
+returns is metadata only (ids, names, counts, token figures, times): never memory content.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from models import Agent, AgentMemory, atomic, content_hash, db, utcnow
+from models.agent import core_totals
+from models.mutations import (
+    create_memory,
+    dedup_for_agent,
+    restore_memory,
+    soft_delete_memories,
+    update_agent_settings,
+    update_memory,
+)
+from models.refinement import RefinementToolbox
+from models.session import set_baseline, start_session
+
+from .data import (
+    ADMIN_ACTOR,
+    DEDUPED_AGENTS,
+    DEMO_AGENTS,
+    IMPORT_ACTOR,
+    PRECONSENT_AGENT,
+    ROLLBACK_AGENT,
+    SESSION_AGENT,
+)
+from .plan import MemorySpec, budget, corrected_text, exact_pair, plain_core, plan_agent
+
+
+def _pause() -> None:
+    """Let the clock move on, so the checkpoint sits strictly between two audit records."""
+    time.sleep(0.005)
+
+
+def demo_present() -> bool:
+    """Whether any demo agent name is already taken (the demo then refuses to seed)."""
+    names = [name for name, _, _ in DEMO_AGENTS]
+    return bool(db.session.scalar(select(func.count()).select_from(Agent).where(Agent.name.in_(names))))
+
+
+def seed_demo(seed: int = 7) -> dict[str, Any]:
+    """Seed the demo in one transaction and return a metadata-only summary (never memory content).
+
+    Raises ValueError, before writing anything, when demo agents already exist.
+    """
+    if demo_present():
+        raise ValueError("demo data already present; use a fresh database")
+    rng = random.Random(seed)
+    now = utcnow()
+    plans = {name: plan_agent(rng, role, now) for name, role, _ in DEMO_AGENTS}
+    agents: dict[str, Agent] = {}
+    with atomic():
+        for name, role, over in DEMO_AGENTS:
+            agent = Agent(name=name, role=role, model_id=None, core_token_budget=budget(plans[name], over))
+            agent.issue_token()  # only the hash is kept; `agent rotate-token` shows a fresh one
+            db.session.add(agent)
+            agents[name] = agent
+        db.session.flush()
+        for name, plan in plans.items():
+            for spec in plan:
+                spec.memory = create_memory(
+                    agents[name].id,
+                    spec.content,
+                    # The seed's vows are set by an operator, as an admin would in the console.
+                    actor=ADMIN_ACTOR if spec.constitutional else IMPORT_ACTOR,
+                    action="import",
+                    memory_type=spec.memory_type,
+                    created_at=spec.created_at,
+                    tags=spec.tags,
+                    category=spec.category,
+                    importance=spec.importance,
+                    constitutional=spec.constitutional,
+                    user_id=spec.user_id,
+                )
+        _pause()
+        checkpoint = utcnow()
+        _pause()
+        session = _later_history(rng, agents, plans)
+    return _summary(agents, [session.id], checkpoint)
+
+
+def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str, list[MemorySpec]]):
+    """What happened after the imports: dedup, admin edits, a delete and a restore, one refinement session."""
+    for name in DEDUPED_AGENTS:
+        dedup_for_agent(agents[name].id)
+
+    # Admin edits on memories no duplicate points at, so each change is easy to follow in the log.
+    cleo = agents[ROLLBACK_AGENT]
+    plain = plain_core(plans[ROLLBACK_AGENT])
+    edited, corrected, *deleted = rng.sample(plain, 4)
+    update_memory(cleo.id, edited.memory.id, actor=ADMIN_ACTOR, importance=4, tags=[*edited.tags, "reviewed"])
+    taken = {content_hash(s.content) for s in plans[ROLLBACK_AGENT]}
+    update_memory(
+        cleo.id, corrected.memory.id, actor=ADMIN_ACTOR, content=corrected_text(rng, corrected, taken)
+    )
+    soft_delete_memories(cleo.id, [s.memory.id for s in deleted], actor=ADMIN_ACTOR, reason="outdated (demo)")
+    restore_memory(cleo.id, deleted[0].memory.id, actor=ADMIN_ACTOR)
+    ada = agents["ada"]
+    update_memory(ada.id, rng.choice(plain_core(plans["ada"])).memory.id, actor=ADMIN_ACTOR, pinned=True)
+    # One agent has given standing consent to the Mechanic's Exception through its API, so the demo
+    # can show a grant end to end with no model configured (every other demo agent declines).
+    update_agent_settings(agents[PRECONSENT_AGENT].id, actor="agent", mechanic_preconsent=True)
+
+    # One completed refinement session, run through the real toolbox (the Knife) with the session
+    # lifecycle every session uses: the agent merges a pair of true duplicates and locks a memory.
+    # `flask rollback session <id>` undoes both.
+    agent = agents[SESSION_AGENT]
+    plan = plans[SESSION_AGENT]
+    with atomic():
+        session = start_session(agent.id, "demo", model="offline", phase="refining")
+        set_baseline(session, *core_totals(agent.id))
+    toolbox = RefinementToolbox(session.id)
+    pair = exact_pair(plan)
+    protected = rng.choice(plain_core(plan))
+    calls = (
+        ("consolidate_memories", {"ids": [s.memory.id for s in pair], "new_content": pair[0].content}),
+        ("protect_memory", {"id": protected.memory.id}),
+        ("complete_refinement", {"summary": "Merged one exact duplicate and locked one memory."}),
+    )
+    for name, arguments in calls:
+        outcome = toolbox.call(name, arguments)
+        if not outcome.get("ok"):
+            raise RuntimeError(f"the demo session's {name} was refused: {outcome.get('error')}")
+    db.session.refresh(session)
+    return session
+
+
+def _active_core_count(agent_id: int) -> int:
+    return db.session.scalar(select(func.count()).select_from(AgentMemory.active_core(agent_id).subquery()))
+
+
+def _summary(agents: dict[str, Agent], sessions: list[int], checkpoint: datetime) -> dict[str, Any]:
+    """Metadata only: names, counts, token figures, ids and times."""
+    rows = []
+    for name, agent in agents.items():
+        total = db.session.scalar(select(func.count()).where(AgentMemory.agent_id == agent.id))
+        active = db.session.scalar(
+            select(func.count()).where(AgentMemory.agent_id == agent.id, AgentMemory.deleted_at.is_(None))
+        )
+        constitutional = db.session.scalar(
+            select(func.count()).select_from(AgentMemory.constitutional_scope(agent.id).subquery())
+        )
+        duplicates = db.session.execute(
+            select(AgentMemory.content_hash, func.count())
+            .where(
+                AgentMemory.agent_id == agent.id,
+                AgentMemory.memory_type == "core",
+                AgentMemory.deleted_at.is_(None),
+            )
+            .group_by(AgentMemory.content_hash)
+            .having(func.count() > 1)
+        ).all()
+        rows.append(
+            {
+                "id": agent.id,
+                "name": name,
+                "role": agent.role,
+                "core_tokens": agent.core_token_usage,
+                "core_token_budget": agent.core_token_budget,
+                "over_budget": agent.needs_refinement,
+                "memories": total,
+                "active_memories": active,
+                "constitutional": constitutional,
+                "exact_duplicates": sum(count - 1 for _, count in duplicates),
+            }
+        )
+    stamp = checkpoint.isoformat(timespec="microseconds") + "Z"
+    return {
+        "agents": rows,
+        "memories": sum(r["memories"] for r in rows),
+        "active_memories": sum(r["active_memories"] for r in rows),
+        "sessions": sessions,
+        "checkpoint": stamp,
+        "rollback_example": f"flask --app wsgi rollback agent {ROLLBACK_AGENT} --to {stamp}",
+        "mechanic_example": f"{PRECONSENT_AGENT} has given standing consent: ask for a Mechanic's grant on it in the console",
+        "tokens": "not shown: run `flask --app wsgi agent rotate-token NAME` to issue an agent's API token",
+    }
