@@ -17,6 +17,7 @@ from console.cli.demo import plan as demo_plan
 from console.cli.demo import seed as demo_seed
 from models import Agent, AgentMemory, AuditContent, AuditLog, RefinementSession, User, db, utcnow
 from models.agent import hash_token
+from models.categories import load_config
 from models.memory import SNAPSHOT_FIELDS
 from models.mutations import consolidate_memories, dedup_for_agent, soft_delete_memories, update_memory
 
@@ -389,6 +390,25 @@ def test_demo_seeds_agents_memories_duplicates_and_an_audit_history(runner):
     assert _count_where(AuditLog.session_id == session.id) == 6
 
 
+def test_demo_categories_are_the_ones_the_real_allowlists_give_each_role(runner):
+    out = _run_demo(runner)
+    config = load_config()  # console/allowlists.yaml: what the agent API enforces
+    used: dict[str, set[str]] = {}
+    for agent in out["agents"]:
+        categories = set(
+            db.session.scalars(
+                sa.select(AgentMemory.category).where(
+                    AgentMemory.agent_id == agent["id"], AgentMemory.category.is_not(None)
+                )
+            )
+        )
+        config.check(agent["role"], categories)  # raises CategoryNotAllowed naming any outside it
+        used[agent["role"]] = categories
+    assert all(used.values())  # every agent has categorised memories
+    # The categories only some roles may use go to those roles.
+    assert "relationship_dynamic" in used["supervisor"] and "procedural" in used["planner"] | used["executor"]
+
+
 def test_demo_dedup_merges_exact_duplicates_but_never_near_duplicates(runner):
     out = _run_demo(runner)
 
@@ -491,9 +511,10 @@ def test_demo_session_can_be_rolled_back(runner):
 
 def test_demo_content_is_deterministic_for_a_seed():
     now = datetime(2026, 1, 1)
-    plan = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now)]
-    again = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now)]
-    other = [s.content for s in demo_plan.plan_agent(random.Random(8), "planner", now)]
+    allowed = load_config().allowed_for("planner")
+    plan = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now, allowed)]
+    again = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now, allowed)]
+    other = [s.content for s in demo_plan.plan_agent(random.Random(8), "planner", now, allowed)]
     assert plan == again != other
 
 

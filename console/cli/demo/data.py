@@ -30,15 +30,6 @@ ROLLBACK_AGENT = "cleo"
 PRECONSENT_AGENT = "ada"
 HISTORY_DAYS = 270
 
-# Spec 003's role allowlists: categories are drawn from the agent's own list.
-ALLOWLISTS = {
-    "supervisor": ["profile", "goals", "preferences", "event", "activity", "relationships", "tasks"],
-    "planner": ["goals", "tasks", "projects"],
-    "stylist": ["preferences", "tone", "style"],
-    "researcher": ["knowledge", "interests", "history"],
-    "executor": ["tasks", "recent_activity", "constraints"],
-}
-
 # ----- slot pools: names, numbers and dates are the slots a near-duplicate varies -----
 
 MONTHS = tuple(calendar.month_name)[1:]
@@ -284,15 +275,16 @@ PROCEDURES = (
     Template(
         "Steps to release {service}: 1) freeze {channel}, 2) run the {check} checks, 3) tag v{version}.",
         ("procedure",),
-        ("tasks",),
+        ("procedural", "tasks"),
     ),
     Template(
         "Steps to onboard someone to {project}: 1) grant {tool} access, 2) pair with {user}, "
         "3) review {doc}.",
         ("procedure",),
-        ("tasks",),
+        ("procedural", "tasks"),
     ),
 )
+INSIGHT_CATEGORY = "relationship_dynamic"  # an insight's category, where the role's allowlist has it
 INSIGHTS = (
     Template("{user} shows more trust when I admit mistakes quickly.", ("insight", "trust")),
     Template("{user} engages more when updates lead with the decision, not the background.", ("insight",)),

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from models import AgentMemory, content_hash, estimate_tokens
 
 from .data import (
-    ALLOWLISTS,
     COMMON,
     EPISODES,
     FACTS,
     HISTORY_DAYS,
     IMMUTABLE,
+    INSIGHT_CATEGORY,
     INSIGHTS,
     JOURNALS,
     NUMBERS,
@@ -67,8 +68,10 @@ def _render(rng: random.Random, template: Template) -> tuple[str, dict[str, str]
     return template.text.format(**slots), slots
 
 
-def _category(rng: random.Random, role: str, template: Template) -> str | None:
-    allowed = ALLOWLISTS[role]
+def _category(rng: random.Random, allowed: Sequence[str], template: Template) -> str | None:
+    """One of the template's preferred categories that the role allows, else (half the time) any it allows."""
+    if not allowed:
+        return None
     preferred = [c for c in template.categories if c in allowed]
     if preferred:
         return rng.choice(preferred)
@@ -85,8 +88,10 @@ def _past(rng: random.Random, now: datetime, min_days: float, max_days: float) -
     return (now - timedelta(seconds=seconds)).replace(microsecond=0)
 
 
-def plan_agent(rng: random.Random, role: str, now: datetime) -> list[MemorySpec]:
-    """Every memory of one agent, with its origin date; pure Python, nothing written yet."""
+def plan_agent(rng: random.Random, role: str, now: datetime, allowed: Sequence[str]) -> list[MemorySpec]:
+    """Every memory of one agent, with its origin date; pure Python, nothing written yet.
+
+    `allowed` is the real allowlist of the agent's role: every category a memory gets is one of it."""
     hashes: set[str] = set()
     plan: list[MemorySpec] = []
 
@@ -109,7 +114,7 @@ def plan_agent(rng: random.Random, role: str, now: datetime) -> list[MemorySpec]
                 "original",
                 created_at=_past(rng, now, 8, HISTORY_DAYS),
                 tags=list(template.tags),
-                category=_category(rng, role, template),
+                category=_category(rng, allowed, template),
                 importance=rng.choice((None, None, 2, 3, 4)),
                 user_id=_user_id(slots),
                 template=template,
@@ -211,7 +216,10 @@ def plan_agent(rng: random.Random, role: str, now: datetime) -> list[MemorySpec]
         for _ in range(count):
             template = rng.choice(pool)
             text, slots = _render(rng, template)
-            category = "relationship_dynamic" if memory_type == "insight" else _category(rng, role, template)
+            if memory_type == "insight" and INSIGHT_CATEGORY in allowed:
+                category = INSIGHT_CATEGORY
+            else:
+                category = _category(rng, allowed, template)
             add(
                 MemorySpec(
                     text,

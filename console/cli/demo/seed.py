@@ -16,10 +16,12 @@ import time
 from datetime import datetime
 from typing import Any
 
+from flask import current_app
 from sqlalchemy import func, select
 
 from models import Agent, AgentMemory, atomic, content_hash, db, utcnow
 from models.agent import core_totals
+from models.categories import load_config
 from models.mutations import (
     create_memory,
     dedup_for_agent,
@@ -63,7 +65,8 @@ def seed_demo(seed: int = 7) -> dict[str, Any]:
         raise ValueError("demo data already present; use a fresh database")
     rng = random.Random(seed)
     now = utcnow()
-    plans = {name: plan_agent(rng, role, now) for name, role, _ in DEMO_AGENTS}
+    categories = load_config(current_app.config.get("CATEGORY_CONFIG"))  # what the agent API enforces
+    plans = {name: plan_agent(rng, role, now, categories.allowed_for(role)) for name, role, _ in DEMO_AGENTS}
     agents: dict[str, Agent] = {}
     with atomic():
         for name, role, over in DEMO_AGENTS:
