@@ -24,8 +24,8 @@ DEMO_AGENTS = (
     ("dorian", "researcher", False),
     ("esme", "executor", True),
 )
-DEDUPED_AGENTS = ("ada", "cleo", "esme")  # basil and dorian keep their exact duplicates for dedup to find
-SESSION_AGENT = "basil"
+DEDUPED_AGENTS = ("ada", "cleo", "esme")  # dorian keeps its exact duplicates for dedup to find
+SESSION_AGENT = "basil"  # its session dedups it first, as every session does
 ROLLBACK_AGENT = "cleo"
 PRECONSENT_AGENT = "ada"
 HISTORY_DAYS = 270

@@ -39,12 +39,15 @@ def _draw(rng: random.Random, slot: str) -> str:
     return rng.choice(WORDS[slot].split("|"))
 
 
+COPIES = ("duplicate", "variant", "restated")  # the kinds that repeat an original
+
+
 @dataclass
 class MemorySpec:
     """One memory to import, plus what the later history needs to know about it (never printed)."""
 
     content: str
-    kind: str  # original | duplicate | variant | near | vow | immutable | other
+    kind: str  # original | duplicate | variant | restated | near | vow | immutable | other
     memory_type: str = "core"
     created_at: datetime | None = None
     tags: list[str] = field(default_factory=list)
@@ -54,7 +57,7 @@ class MemorySpec:
     user_id: str | None = None
     template: Template | None = None
     slots: dict[str, str] = field(default_factory=dict)
-    copies: list[MemorySpec] = field(default_factory=list)  # exact duplicates and case/whitespace variants
+    copies: list[MemorySpec] = field(default_factory=list)  # its duplicates, variants and restatements
     has_near: bool = False  # a near-duplicate was derived from it
     memory: AgentMemory | None = None
 
@@ -152,27 +155,27 @@ def plan_agent(rng: random.Random, role: str, now: datetime, allowed: Sequence[s
         )
 
     # Exact duplicates and case/whitespace variants of originals: the same content_hash, a later origin date.
-    for n, index in enumerate(rng.sample(originals, rng.randint(6, 10))):
+    for index in rng.sample(originals, rng.randint(6, 10)):
         source = plan[index]
-        copies = 1 if n == 0 else rng.choice((1, 1, 1, 2))
-        for _ in range(copies):
-            # The first group is always one exact pair: the demo session merges such a pair.
-            variant = "exact" if n == 0 else rng.choice(("exact", "exact", "lower", "spaces"))
+        for _ in range(rng.choice((1, 1, 1, 2))):
+            variant = rng.choice(("exact", "exact", "lower", "spaces"))
             text = {
                 "exact": source.content,
                 "lower": source.content.lower(),
                 "spaces": f"  {source.content}  ",
             }[variant]
-            copy = MemorySpec(
-                text,
-                "duplicate" if variant == "exact" else "variant",
-                created_at=_later(rng, source.created_at, now),
-                tags=list(source.tags),
-                category=source.category,
-                importance=source.importance,
-                user_id=source.user_id,
-            )
+            copy = _copy(rng, source, text, "duplicate" if variant == "exact" else "variant", now)
             add(copy, unique=False)
+            source.copies.append(copy)
+
+    # Restatements: an original again with only its final punctuation changed, as a second import that
+    # lost the full stop. Another content_hash, so dedup keeps them; the same fact in the same words, so
+    # a refinement session merges them (the offline refiner's same-fact rule, jobs/offline.py).
+    for index in rng.sample([i for i in originals if not plan[i].copies], rng.randint(2, 4)):
+        source = plan[index]
+        text = source.content[:-1] if source.content.endswith(".") else f"{source.content}."
+        copy = _copy(rng, source, text, "restated", now)
+        if add(copy):
             source.copies.append(copy)
 
     # Near-duplicates: the same sentence with one name, number or date changed. Dedup must leave them alone.
@@ -237,6 +240,19 @@ def plan_agent(rng: random.Random, role: str, now: datetime, allowed: Sequence[s
     return plan
 
 
+def _copy(rng: random.Random, source: MemorySpec, text: str, kind: str, now: datetime) -> MemorySpec:
+    """A copy of an original under another wording, imported later with the original's metadata."""
+    return MemorySpec(
+        text,
+        kind,
+        created_at=_later(rng, source.created_at, now),
+        tags=list(source.tags),
+        category=source.category,
+        importance=source.importance,
+        user_id=source.user_id,
+    )
+
+
 def _later(rng: random.Random, earlier: datetime, now: datetime) -> datetime:
     """A later origin date than `earlier`, still at least a week before now."""
     latest = now - timedelta(days=7)
@@ -249,12 +265,10 @@ def _later(rng: random.Random, earlier: datetime, now: datetime) -> datetime:
 def budget(plan: list[MemorySpec], over: bool) -> int:
     """A budget well below (over-budget agents) or well above the imported core tokens, in hundreds.
 
-    Counted without the duplicates, so an agent stays over budget after dedup removes them.
+    Counted without the copies, so an agent stays over budget after dedup and a session remove them.
     """
     tokens = sum(
-        estimate_tokens(s.content.strip())
-        for s in plan
-        if s.memory_type == "core" and s.kind not in ("duplicate", "variant")
+        estimate_tokens(s.content.strip()) for s in plan if s.memory_type == "core" and s.kind not in COPIES
     )
     if over:
         return max(100, int(tokens * 0.7) // 100 * 100)
@@ -268,14 +282,6 @@ def plain_core(plan: list[MemorySpec]) -> list[MemorySpec]:
         for s in plan
         if s.kind == "original" and s.memory_type == "core" and not s.copies and not s.has_near
     ]
-
-
-def exact_pair(plan: list[MemorySpec]) -> list[MemorySpec]:
-    """An original with exactly one exact copy: a true duplicate pair for the session to merge."""
-    for spec in plan:
-        if spec.kind == "original" and len(spec.copies) == 1 and spec.copies[0].kind == "duplicate":
-            return [spec, spec.copies[0]]
-    raise RuntimeError("the demo plan has no exact duplicate pair")
 
 
 def corrected_text(rng: random.Random, spec: MemorySpec, taken: set[str]) -> str:

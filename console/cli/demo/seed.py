@@ -2,8 +2,9 @@
 
 Five agents (one per role of the shipped allowlists), a few hundred first-person memories imported with
 origin dates spread over the past nine months, and an audit history beyond the imports: exact-duplicate
-removal for some agents (others keep their duplicates for dedup to find), admin edits, a soft
-delete and a restore, and one completed refinement session whose changes can be rolled back.
+removal for some agents (dorian keeps its duplicates for dedup to find), admin edits, a soft delete
+and a restore, and one completed refinement session whose changes can be rolled back: the real
+refinement job (jobs/refinement.py) with the offline refiner, as README "Refinement sessions" describes.
 
 Everything is seeded in one transaction, so a failure leaves nothing behind. The summary it
 returns is metadata only (ids, names, counts, token figures, times): never memory content.
@@ -19,19 +20,18 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import func, select
 
+from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, atomic, content_hash, db, utcnow
-from models.agent import core_totals
 from models.categories import load_config
 from models.mutations import (
     create_memory,
     dedup_for_agent,
     restore_memory,
+    set_constitutional,
     soft_delete_memories,
     update_agent_settings,
     update_memory,
 )
-from models.refinement import RefinementToolbox
-from models.session import set_baseline, start_session
 
 from .data import (
     ADMIN_ACTOR,
@@ -42,7 +42,7 @@ from .data import (
     ROLLBACK_AGENT,
     SESSION_AGENT,
 )
-from .plan import MemorySpec, budget, corrected_text, exact_pair, plain_core, plan_agent
+from .plan import MemorySpec, budget, corrected_text, plain_core, plan_agent
 
 
 def _pause() -> None:
@@ -94,12 +94,13 @@ def seed_demo(seed: int = 7) -> dict[str, Any]:
         _pause()
         checkpoint = utcnow()
         _pause()
-        session = _later_history(rng, agents, plans)
-    return _summary(agents, [session.id], checkpoint)
+        session_id = _later_history(rng, agents, plans)
+    return _summary(agents, [session_id], checkpoint)
 
 
-def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str, list[MemorySpec]]):
-    """What happened after the imports: dedup, admin edits, a delete and a restore, one refinement session."""
+def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str, list[MemorySpec]]) -> int:
+    """What happened after the imports: dedup, admin edits (a lock among them), a delete and a restore,
+    one refinement session (its id is returned)."""
     for name in DEDUPED_AGENTS:
         dedup_for_agent(agents[name].id)
 
@@ -115,37 +116,25 @@ def _later_history(rng: random.Random, agents: dict[str, Agent], plans: dict[str
     soft_delete_memories(cleo.id, [s.memory.id for s in deleted], actor=ADMIN_ACTOR, reason="outdated (demo)")
     restore_memory(cleo.id, deleted[0].memory.id, actor=ADMIN_ACTOR)
     ada = agents["ada"]
-    update_memory(ada.id, rng.choice(plain_core(plans["ada"])).memory.id, actor=ADMIN_ACTOR, pinned=True)
+    pinned, locked = rng.sample(plain_core(plans["ada"]), 2)
+    update_memory(ada.id, pinned.memory.id, actor=ADMIN_ACTOR, pinned=True)
+    set_constitutional(ada.id, locked.memory.id, True, actor=ADMIN_ACTOR)
     # One agent has given standing consent to the Mechanic's Exception through its API, so the demo
     # can show a grant end to end with no model configured (every other demo agent declines).
     update_agent_settings(agents[PRECONSENT_AGENT].id, actor="agent", mechanic_preconsent=True)
 
-    # One completed refinement session, run through the real toolbox (the Knife) with the session
-    # lifecycle every session uses: the agent merges a pair of true duplicates and locks a memory.
-    # `flask rollback session <id>` undoes both.
-    agent = agents[SESSION_AGENT]
-    plan = plans[SESSION_AGENT]
-    with atomic():
-        session = start_session(agent.id, "demo", model="offline", phase="refining")
-        set_baseline(session, *core_totals(agent.id))
-    toolbox = RefinementToolbox(session.id)
-    pair = exact_pair(plan)
-    protected = rng.choice(plain_core(plan))
-    calls = (
-        ("consolidate_memories", {"ids": [s.memory.id for s in pair], "new_content": pair[0].content}),
-        ("protect_memory", {"id": protected.memory.id}),
-        ("complete_refinement", {"summary": "Merged one exact duplicate and locked one memory."}),
-    )
-    for name, arguments in calls:
-        outcome = toolbox.call(name, arguments)
-        if not outcome.get("ok"):
-            raise RuntimeError(f"the demo session's {name} was refused: {outcome.get('error')}")
-    db.session.refresh(session)
-    return session
-
-
-def _active_core_count(agent_id: int) -> int:
-    return db.session.scalar(select(func.count()).select_from(AgentMemory.active_core(agent_id).subquery()))
+    # The one session: the real job, run here with the offline refiner (no demo agent has a model), so
+    # the row, its audit records and its stats are what any session writes: dedup before the baseline,
+    # the consent, the same-fact merges of the restated memories through the toolbox, the journal.
+    # `flask rollback session <id>` undoes it.
+    try:
+        outcome = run_refinement(agents[SESSION_AGENT].id, "demo", force=True)
+    except Exception as err:
+        # The job rolls back on failure, here the seed's whole transaction with it: say what failed.
+        raise RuntimeError("the demo's refinement session failed; nothing was seeded") from err
+    if outcome["status"] != "completed" or not outcome["ops"]:
+        raise RuntimeError(f"the demo session ended {outcome['status']} with {outcome['ops']} operation(s)")
+    return outcome["session_id"]
 
 
 def _summary(agents: dict[str, Agent], sessions: list[int], checkpoint: datetime) -> dict[str, Any]:
