@@ -6,8 +6,10 @@ removal for some agents (dorian keeps its duplicates for dedup to find), admin e
 and a restore, and one completed refinement session whose changes can be rolled back: the real
 refinement job (jobs/refinement.py) with the offline refiner, as README "Refinement sessions" describes.
 
-Everything is seeded in one transaction, so a failure leaves nothing behind. The summary it
-returns is metadata only (ids, names, counts, token figures, times): never memory content.
+Everything is seeded in one transaction (the session's own units of work are SAVEPOINTs inside it),
+so a failure leaves nothing behind. Like any session, the demo's takes the agent's single-flight lock
+in Redis. The summary it returns is metadata only (ids, names, counts, token figures, times): never
+memory content.
 """
 
 from __future__ import annotations
