@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import random
 import re
@@ -12,11 +13,17 @@ from datetime import datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from console import demo
+from console.cli.demo import data as demo_data
+from console.cli.demo import plan as demo_plan
+from console.cli.demo import seed as demo_seed
+from jobs.chat import OFFLINE_LABEL
+from jobs.offline import OfflineRefiner
 from models import Agent, AgentMemory, AuditContent, AuditLog, RefinementSession, User, db, utcnow
 from models.agent import hash_token
+from models.categories import load_config
 from models.memory import SNAPSHOT_FIELDS
 from models.mutations import consolidate_memories, dedup_for_agent, soft_delete_memories, update_memory
+from models.session import STATS
 
 CANARY = "CANARY-7f3a"
 
@@ -377,14 +384,72 @@ def test_demo_seeds_agents_memories_duplicates_and_an_audit_history(runner):
         "consolidate_source",
         "protect",
     }
-    imports = db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "import")).all()
-    # Seeded vows are set as an operator would (admin:demo); everything else is a system import.
-    assert {r.actor for r in imports} == {"system:demo", "admin:demo"} and len(imports) == out["memories"] - 2
     session = db.session.get(RefinementSession, out["sessions"][0])
-    assert session.status == "completed" and session.ops_count == 2
-    assert session.stats == {"consolidations": 1, "consolidated": 2, "protected": 1}  # the real vocabulary
-    # consolidate (the new memory and its two sources), protect, the journal, refinement_complete
-    assert _count_where(AuditLog.session_id == session.id) == 6
+    imports = db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "import")).all()
+    # Seeded vows are set as an operator would (admin:demo); every other memory is a system import, except
+    # the memories the session's merges made and its journal.
+    assert {r.actor for r in imports} == {"system:demo", "admin:demo"}
+    assert len(imports) == out["memories"] - session.stats["consolidations"] - 1
+
+
+def test_demo_session_is_a_real_refinement_session(runner):
+    out = _run_demo(runner)
+    session = db.session.get(RefinementSession, out["sessions"][0])
+    basil = Agent.lookup("basil")
+    # The real job with the offline refiner: dedup before the baseline, consent, merges, complete.
+    assert (session.agent_id, session.trigger, session.model) == (basil.id, "demo", OFFLINE_LABEL)
+    assert (session.status, session.phase, session.error) == ("completed", "completed", None)
+    assert session.llm_turns == 3  # the consent, the merges, complete_refinement
+    assert set(session.stats) == {
+        "dedup_removed",
+        "dedup_tokens",
+        "consent_reason_chars",
+        "consolidations",
+        "consolidated",
+    } and set(session.stats) <= set(STATS)
+    merges = session.stats["consolidations"]
+    assert session.ops_count == merges >= 2 and session.stats["consolidated"] == 2 * merges
+    assert session.count_after == session.count_before - merges
+    assert session.tokens_after < session.tokens_before and session.summary.startswith("Offline refiner")
+    actions = collections.Counter(
+        db.session.scalars(sa.select(AuditLog.action).where(AuditLog.session_id == session.id))
+    )
+    assert actions == {
+        "refinement_consent": 1,
+        "consolidate": merges,
+        "consolidate_source": 2 * merges,
+        "refinement_journal": 1,
+        "refinement_complete": 1,
+    }
+    summary = {a["name"]: a for a in out["agents"]}["basil"]
+    assert _exact_duplicates(basil.id) == 0 == summary["exact_duplicates"]
+    assert basil.last_refinement_at == session.finished_at and basil.needs_refinement  # still over budget
+
+
+def test_demo_leaves_restated_memories_for_a_refinement_of_another_agent(runner):
+    _run_demo(runner)
+    result = _ok(runner.invoke(args=["refine", "ada", "--now"]))
+    assert result["status"] == "completed" and result["ops"] >= 1
+    assert result["stats"]["consolidations"] == result["ops"] and "dedup_removed" not in result["stats"]
+
+
+def test_demo_categories_are_the_ones_the_real_allowlists_give_each_role(runner):
+    out = _run_demo(runner)
+    config = load_config()  # console/allowlists.yaml: what the agent API enforces
+    used: dict[str, set[str]] = {}
+    for agent in out["agents"]:
+        categories = set(
+            db.session.scalars(
+                sa.select(AgentMemory.category).where(
+                    AgentMemory.agent_id == agent["id"], AgentMemory.category.is_not(None)
+                )
+            )
+        )
+        config.check(agent["role"], categories)  # raises CategoryNotAllowed naming any outside it
+        used[agent["role"]] = categories
+    assert all(used.values())  # every agent has categorised memories
+    # The categories only some roles may use go to those roles.
+    assert "relationship_dynamic" in used["supervisor"] and "procedural" in used["planner"] | used["executor"]
 
 
 def test_demo_dedup_merges_exact_duplicates_but_never_near_duplicates(runner):
@@ -413,7 +478,7 @@ def test_demo_output_is_metadata_only(runner):
     out = _ok(result)
     contents = db.session.scalars(sa.select(AgentMemory.content)).all()
     assert len(contents) == out["memories"]
-    for content in random.Random(0).sample(contents, 50) + list(demo.VOWS):
+    for content in random.Random(0).sample(contents, 50) + list(demo_data.VOWS):
         assert content not in result.output
     assert "mgc_" not in result.output  # no API token either
 
@@ -431,9 +496,20 @@ def test_demo_that_fails_midway_leaves_nothing_behind(app, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(demo, "restore_memory", broken)
+    monkeypatch.setattr(demo_seed, "restore_memory", broken)
     with pytest.raises(RuntimeError):
-        demo.seed_demo()
+        demo_seed.seed_demo()
+    db.session.rollback()
+    assert set(_counts().values()) == {0}
+
+
+def test_demo_whose_session_fails_leaves_nothing_behind(app, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("model gone")
+
+    monkeypatch.setattr(OfflineRefiner, "turn", broken)
+    with pytest.raises(RuntimeError, match="refinement session failed"):
+        demo_seed.seed_demo()
     db.session.rollback()
     assert set(_counts().values()) == {0}
 
@@ -475,9 +551,10 @@ def test_demo_session_can_be_rolled_back(runner):
     result = _ok(runner.invoke(args=["rollback", "session", str(session_id)]))
 
     db.session.expire_all()
-    # The session ran through the real toolbox: a merge, a lock, and the journal complete_refinement writes.
+    # The session ran through the real toolbox: its merges, and the journal complete_refinement writes.
     created = sum(snap is None for snap in first_before.values())
-    assert created == 2  # the merged memory and the session's journal
+    merges = db.session.get(RefinementSession, session_id).stats["consolidations"]
+    assert created == merges + 1
     assert (result["removed"], result["restored"]) == (created, len(first_before) - created)
     for memory_id, snap in first_before.items():
         row = db.session.get(AgentMemory, memory_id)
@@ -487,11 +564,12 @@ def test_demo_session_can_be_rolled_back(runner):
             assert _matches_snapshot(row, snap)
 
 
-def test_demo_content_is_deterministic_for_a_seed():
+def test_demo_content_is_deterministic_for_a_seed(app):
     now = datetime(2026, 1, 1)
-    plan = [s.content for s in demo._plan_agent(random.Random(7), "planner", now)]
-    again = [s.content for s in demo._plan_agent(random.Random(7), "planner", now)]
-    other = [s.content for s in demo._plan_agent(random.Random(8), "planner", now)]
+    allowed = load_config().allowed_for("planner")
+    plan = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now, allowed)]
+    again = [s.content for s in demo_plan.plan_agent(random.Random(7), "planner", now, allowed)]
+    other = [s.content for s in demo_plan.plan_agent(random.Random(8), "planner", now, allowed)]
     assert plan == again != other
 
 
@@ -507,7 +585,3 @@ def _exact_duplicates(agent_id: int) -> int:
         .group_by(AgentMemory.content_hash)
     ).all()
     return sum(c - 1 for c in counts)
-
-
-def _count_where(*criteria) -> int:
-    return db.session.scalar(sa.select(sa.func.count()).select_from(AuditLog).where(*criteria))

@@ -151,7 +151,7 @@ def rollback_op_command(op_id: str, dry_run: bool) -> None:
 @with_appcontext
 def demo_command(seed: int, skip_if_present: bool) -> None:
     """Seed a realistic demo: agents, hundreds of memories with duplicates, constitutional ones, history."""
-    from console.demo import demo_present, seed_demo
+    from .demo import demo_present, seed_demo
 
     if skip_if_present and demo_present():
         emit({"skipped": True, "reason": "demo data already present"})

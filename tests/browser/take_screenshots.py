@@ -32,7 +32,7 @@ def main(outdir: Path) -> None:
     from sqlalchemy import select
 
     from console import create_app
-    from console.demo import seed_demo
+    from console.cli.demo import seed_demo
     from infra import embedded_redis
     from jobs.mechanic import ask_mechanic_consent
     from jobs.refinement import run_refinement

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from playwright.sync_api import expect
 from rq import SimpleWorker, Worker
 
-from console.demo import seed_demo
+from console.cli.demo import seed_demo
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, AuditLog, MechanicGrant, db, utcnow
 from models.agent_settings import update_agent_settings
