@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
 from models.audit import new_op_id, write_audit
+from models.fields import Importance
 from models.mutations import create_memory
 from models.patches import corroborate_from_insight
 from models.writing import WritingRuleViolation, check_content
@@ -51,7 +52,7 @@ Recent snippet:
 class Insight(BaseModel):
     summary: str = Field(min_length=1, max_length=280)
     tags: list[str] = Field(default_factory=list, max_length=5)
-    importance: int = Field(default=2, ge=1, le=5)
+    importance: Importance = 2
     # A user-context field the insight bears on, and how sure the model is: with confidence ≥ 0.8 it is a
     # consent signal for the pending proposal on that (benign) field (README, "Consent").
     field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
