@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from .agent import Agent, core_totals
 from .audit import new_op_id, write_audit
-from .db import atomic, db
+from .db import LIKE_ESCAPE, atomic, db, like_pattern
 from .errors import DomainError
 from .fields import Content
 from .memory import AgentMemory
@@ -227,9 +227,8 @@ class RefinementToolbox:
     # ----- the tools -----
 
     def _search_memories(self, session: RefinementSession, args: SearchArgs) -> dict[str, Any]:
-        escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         stmt = AgentMemory.active_core(session.agent_id).where(
-            AgentMemory.content.ilike(f"%{escaped}%", escape="\\")
+            AgentMemory.content.ilike(like_pattern(args.query), escape=LIKE_ESCAPE)
         )
         since, until = _parse_day(args.since, "since", False), _parse_day(args.until, "until", True)
         if since is not None:
