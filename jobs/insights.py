@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
+from models.agent import active_agent_ids
 from models.audit import new_op_id, write_audit
 from models.fields import Importance
 from models.mutations import create_memory
@@ -146,8 +147,7 @@ def tom_for_agent(agent_id: int) -> dict:
 
 def tom_insights() -> dict:
     """Daily: a ToM pass for every active agent with a model."""
-    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
-    results = [tom_for_agent(agent_id) for agent_id in agent_ids]
+    results = [tom_for_agent(agent_id) for agent_id in active_agent_ids()]
     created = sum(len(r.get("created", [])) for r in results)
     log.info("tom: %d agent(s), %d insight(s)", len(results), created)
     return {"agents": len(results), "created": created}
