@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
+from models.agent import active_agent_ids
 from models.audit import new_op_id, write_audit
 from models.mutations import consolidate_memories, soft_delete_memories, update_memory
 from models.patches import SENSITIVE_FIELDS, context_field, write_context
@@ -266,8 +267,7 @@ def _apply(agent_id: int, session: RefinementSession, older: AgentMemory, newer:
 
 def daily_consolidation() -> dict:
     """Daily, 05:00 UTC: consolidation for every active agent."""
-    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
-    results = [consolidate_agent(agent_id) for agent_id in agent_ids]
+    results = [consolidate_agent(agent_id) for agent_id in active_agent_ids()]
     merged = sum(r.get("merged", 0) for r in results)
     log.info("consolidation: %d agent(s), %d merged", len(results), merged)
     return {"agents": len(results), "merged": merged}

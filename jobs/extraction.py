@@ -37,6 +37,7 @@ from models import (
 )
 from models.audit import new_op_id, write_audit
 from models.categories import load_config
+from models.fields import CATEGORY, Importance
 from models.mutations import create_memory, update_memory
 from models.patches import FIELD_TAG_PREFIX, write_context
 from models.writing import WritingRuleViolation, check_content
@@ -89,8 +90,9 @@ def save_procedure(agent_id: int, title: str, steps: list[str], *, actor: str = 
 
 class Fact(BaseModel):
     text: str = Field(min_length=1, max_length=280)
-    category: str | None = Field(default=None, max_length=64)
-    importance: int = Field(default=2, ge=1, le=5)
+    # Any name the column holds: one outside the agent's allowlist is dropped, not the whole answer.
+    category: str | None = Field(default=None, max_length=CATEGORY.max_length)
+    importance: Importance = 2
     field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
 
 

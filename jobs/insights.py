@@ -16,7 +16,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
+from models.agent import active_agent_ids
 from models.audit import new_op_id, write_audit
+from models.fields import Importance
 from models.mutations import create_memory
 from models.patches import corroborate_from_insight
 from models.writing import WritingRuleViolation, check_content
@@ -51,7 +53,7 @@ Recent snippet:
 class Insight(BaseModel):
     summary: str = Field(min_length=1, max_length=280)
     tags: list[str] = Field(default_factory=list, max_length=5)
-    importance: int = Field(default=2, ge=1, le=5)
+    importance: Importance = 2
     # A user-context field the insight bears on, and how sure the model is: with confidence ≥ 0.8 it is a
     # consent signal for the pending proposal on that (benign) field (README, "Consent").
     field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
@@ -145,8 +147,7 @@ def tom_for_agent(agent_id: int) -> dict:
 
 def tom_insights() -> dict:
     """Daily: a ToM pass for every active agent with a model."""
-    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
-    results = [tom_for_agent(agent_id) for agent_id in agent_ids]
+    results = [tom_for_agent(agent_id) for agent_id in active_agent_ids()]
     created = sum(len(r.get("created", [])) for r in results)
     log.info("tom: %d agent(s), %d insight(s)", len(results), created)
     return {"agents": len(results), "created": created}

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, DomainError, atomic, db, utcnow
+from models.agent import active_agent_ids
 from models.audit import new_op_id, write_audit
 from models.memory import JOURNAL_WINDOW
 from models.mutations import update_memory
@@ -104,8 +105,7 @@ def reflect_for_agent(agent_id: int) -> dict:
 
 def journal_reflection() -> dict:
     """Daily: reflection for every active agent."""
-    agent_ids = db.session.scalars(select(Agent.id).where(Agent.active.is_(True)).order_by(Agent.id)).all()
-    results = [reflect_for_agent(agent_id) for agent_id in agent_ids]
+    results = [reflect_for_agent(agent_id) for agent_id in active_agent_ids()]
     promoted = sum(len(r.get("promoted", [])) for r in results)
     log.info("reflection: %d agent(s), %d promoted", len(results), promoted)
     return {"agents": len(results), "promoted": promoted}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String, Text, select
@@ -15,6 +16,7 @@ DEFAULT_CORE_TOKEN_BUDGET = 5000
 DEFAULT_MIN_RETENTION = 0.8
 REFINEMENT_INTERVAL = timedelta(weeks=1)
 TOKEN_PREFIX = "mgc_"
+AGENT_BATCH = 500
 
 
 def hash_token(token: str) -> str:
@@ -82,13 +84,25 @@ class Agent(db.Model):
     @classmethod
     def over_budget_ids(cls) -> list[int]:
         """Every active agent whose active core tokens exceed its budget (the maintained totals)."""
-        return list(
-            db.session.scalars(
-                select(cls.id)
-                .where(cls.active.is_(True), cls.core_tokens > cls.core_token_budget)
-                .order_by(cls.id)
-            )
-        )
+        return list(active_agent_ids(cls.core_tokens > cls.core_token_budget))
+
+
+def active_agent_ids(*criteria, batch: int = AGENT_BATCH) -> Iterator[int]:
+    """The ids of the active agents meeting `criteria`, in id order: what every job that visits "each
+    active agent" walks. Read `batch` at a time, after the last id seen, so no result set stays open
+    while the caller works and commits on each agent, and 10,000 agents are never held at once."""
+    after = 0
+    while True:
+        ids = db.session.scalars(
+            select(Agent.id)
+            .where(Agent.active.is_(True), Agent.id > after, *criteria)
+            .order_by(Agent.id)
+            .limit(batch)
+        ).all()
+        yield from ids
+        if len(ids) < batch:
+            return
+        after = ids[-1]
 
 
 def core_totals(agent_id: int) -> tuple[int, int]:

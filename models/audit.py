@@ -35,6 +35,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from .changelog import record_memory_changes
 from .db import db, utcnow
 from .memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
+from .parsing import parse_utc
 
 REDACTED = None  # the content of a purged memory in its history
 CHUNK = 5000  # ids per IN (...) list and rows per multi-row INSERT on set-based paths
@@ -279,7 +280,7 @@ def restore_fields(snap: dict[str, Any]) -> dict[str, Any]:
             continue
         value = snap.get(field)
         if field in DATETIME_FIELDS and value is not None:
-            value = datetime.fromisoformat(value)
+            value = parse_utc(value, field=field)
         values[field] = value
     content_row = db.session.get(AuditContent, snap["content_ref"])
     values["content"] = content_row.content if content_row is not None else REDACTED

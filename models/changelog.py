@@ -32,6 +32,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from . import events
 from .categories import in_categories
 from .db import db, utcnow
+from .fields import CATEGORY, SCOPE_ID
 from .memory import AgentMemory
 
 MAX_BULLETS = 3
@@ -67,7 +68,7 @@ class ThreadRevision(db.Model):
     __tablename__ = "thread_revisions"
 
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), primary_key=True)
-    thread_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    thread_id: Mapped[str] = mapped_column(SCOPE_ID.column(), primary_key=True)
     rev: Mapped[int] = mapped_column(BigInteger, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
@@ -78,11 +79,11 @@ class ChangeLogEntry(db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
-    thread_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    thread_id: Mapped[str] = mapped_column(SCOPE_ID.column(), nullable=False)
     rev: Mapped[int] = mapped_column(BigInteger, nullable=False)
     memory_id: Mapped[int] = mapped_column(Integer, nullable=False)
     event: Mapped[str] = mapped_column(String(16), nullable=False)
-    category: Mapped[str | None] = mapped_column(String(64))
+    category: Mapped[str | None] = mapped_column(CATEGORY.column())
     meta: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
     ts: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 

@@ -12,7 +12,6 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    String,
     Text,
     cast,
     literal_column,
@@ -24,6 +23,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import atomic, db, utcnow
 from .errors import DomainError, NotFound
+from .fields import SCOPE_ID
 from .quotas import check_checkpoint_bytes, register_checkpoint_table
 
 MAX_CHECKPOINT_BYTES = 1_048_576  # 1 MiB of compact JSON
@@ -43,8 +43,8 @@ class SupervisorCheckpoint(db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
-    user_id: Mapped[str] = mapped_column(String(128), nullable=False)
-    thread_id: Mapped[str] = mapped_column(String(128), nullable=False)
+    user_id: Mapped[str] = mapped_column(SCOPE_ID.column(), nullable=False)
+    thread_id: Mapped[str] = mapped_column(SCOPE_ID.column(), nullable=False)
     checkpoint_data: Mapped[Any] = mapped_column(JSON, nullable=False)
     size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)

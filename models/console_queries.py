@@ -22,7 +22,7 @@ from sqlalchemy.orm import defer
 
 from .agent import Agent
 from .audit import AuditContent, AuditLog
-from .db import db, utcnow
+from .db import LIKE_ESCAPE, db, like_pattern, utcnow
 from .mechanic import MechanicGrant, MechanicView
 from .memory import MEMORY_TYPES, AgentMemory
 from .parsing import parse_id
@@ -41,8 +41,7 @@ def search_agents(query: str | None, page: int, per_page: int) -> tuple[list[Age
     count = select(func.count()).select_from(Agent)
     query = (query or "").strip()
     if query:
-        pattern = "%" + query.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
-        condition = func.lower(Agent.name).like(pattern, escape="\\")
+        condition = func.lower(Agent.name).like(like_pattern(query.lower()), escape=LIKE_ESCAPE)
         if parse_id(query) is not None:  # models/parsing.py: only ids the column can hold
             condition = condition | (Agent.id == parse_id(query))
         stmt, count = stmt.where(condition), count.where(condition)
@@ -75,8 +74,7 @@ def dashboard_agents(
     criteria = []
     query = (query or "").strip()
     if query:
-        pattern = "%" + query.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
-        condition = func.lower(Agent.name).like(pattern, escape="\\")
+        condition = func.lower(Agent.name).like(like_pattern(query.lower()), escape=LIKE_ESCAPE)
         if parse_id(query) is not None:  # models/parsing.py: only ids the column can hold
             condition = condition | (Agent.id == parse_id(query))
         criteria.append(condition)
@@ -349,7 +347,7 @@ def _tag_contains(needle: str):
     """SQL: one of the row's tags contains `needle` (case-insensitive), on either engine."""
     from sqlalchemy import bindparam, text
 
-    pattern = "%" + needle.lower().replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%"
+    pattern = like_pattern(needle.lower())  # ESCAPE '\\' below is LIKE_ESCAPE
     if db.engine.dialect.name == "postgresql":
         sql = (
             "EXISTS (SELECT 1 FROM json_array_elements_text(agent_memories.tags::json) AS t(value) "

@@ -84,6 +84,16 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+LIKE_ESCAPE = "\\"  # the ESCAPE character `like_pattern` writes
+
+
+def like_pattern(text: str, *, before: str = "%", after: str = "%") -> str:
+    """`text` as a literal inside a SQL LIKE pattern with ESCAPE LIKE_ESCAPE: its own %, _ and
+    backslash match themselves; only `before` and `after` (a substring match by default) are wildcards."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return before + escaped + after
+
+
 def estimate_tokens(text: str | None) -> int:
     """The one token estimate of the product: ceil(len / 4), OpenAI's rough heuristic."""
     return math.ceil(len(text or "") / 4)

@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import aliased
 
-from .agent import Agent
+from .agent import Agent, active_agent_ids
 from .audit import AuditLog
 from .db import db, utcnow
 from .session import RefinementSession
@@ -22,20 +22,17 @@ OVER_BUDGET_COOLDOWN = timedelta(hours=24)
 
 
 def agents_due_for_sweep(now=None) -> list[int]:
-    """Weekly: active agents never refined or not within the week, plus any over budget (one query)."""
+    """Weekly: active agents never refined or not within the week, plus any over budget (one query
+    per 500 agents)."""
     now = now or utcnow()
-    rows = db.session.scalars(
-        select(Agent.id)
-        .where(
-            Agent.active.is_(True),
+    return list(
+        active_agent_ids(
             Agent.core_count > 0,  # nothing to refine without core memories
             (Agent.last_refinement_at.is_(None))
             | (Agent.last_refinement_at < now - timedelta(weeks=1))
             | (Agent.core_tokens > Agent.core_token_budget),
         )
-        .order_by(Agent.id)
     )
-    return list(rows)
 
 
 # A session that ended like this found nothing to do: running the same agent on the same memories
@@ -81,20 +78,12 @@ def held_agents(agent_ids: list[int]) -> set[int]:
 def over_budget_due(now=None, cooldown: timedelta = OVER_BUDGET_COOLDOWN) -> list[int]:
     """Over-budget agents without a session started within the cool-down, and not held back because
     their last session found nothing to do and their memories have not changed since, in one query
-    over the maintained totals (O(agents), not O(memories)); the rest are index probes per
-    over-budget agent."""
+    per 500 agents over the maintained totals (O(agents), not O(memories)); the rest are index probes
+    per over-budget agent."""
     now = now or utcnow()
     recent = select(RefinementSession.id).where(
         RefinementSession.agent_id == Agent.id, RefinementSession.started_at >= now - cooldown
     )
-    rows = db.session.scalars(
-        select(Agent.id)
-        .where(
-            Agent.active.is_(True),
-            Agent.core_tokens > Agent.core_token_budget,
-            ~recent.exists(),
-            ~idle_since_last_session(),
-        )
-        .order_by(Agent.id)
+    return list(
+        active_agent_ids(Agent.core_tokens > Agent.core_token_budget, ~recent.exists(), ~idle_since_last_session())
     )
-    return list(rows)

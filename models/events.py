@@ -16,6 +16,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .access import batch
 from .db import db, utcnow
+from .fields import CATEGORY, SCOPE_ID
 
 NODES = ("hotpath", "context", "episodic", "worker", "console")
 # Audit actions -> the op of spec 003 §14 (classify | search | create | update | merge | delete, plus ttl,
@@ -50,13 +51,13 @@ class OpEvent(db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
-    user_id: Mapped[str | None] = mapped_column(String(128))
-    thread_id: Mapped[str | None] = mapped_column(String(128))
+    user_id: Mapped[str | None] = mapped_column(SCOPE_ID.column())  # copies of the memory's fields
+    thread_id: Mapped[str | None] = mapped_column(SCOPE_ID.column())
     node: Mapped[str] = mapped_column(String(16), nullable=False)
     op: Mapped[str] = mapped_column(String(16), nullable=False)
     status: Mapped[str] = mapped_column(String(8), nullable=False)  # ok | error | skipped
     memory_id: Mapped[int | None] = mapped_column(Integer)
-    category: Mapped[str | None] = mapped_column(String(64))
+    category: Mapped[str | None] = mapped_column(CATEGORY.column())
     sim: Mapped[float | None] = mapped_column(Float)
     ts: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 

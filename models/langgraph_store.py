@@ -22,7 +22,7 @@ from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, delete, or_
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import mutations, writing
-from .db import atomic, db, utcnow
+from .db import LIKE_ESCAPE, atomic, db, like_pattern, utcnow
 from .errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
 from .memory import AgentMemory
 from .query import query_terms
@@ -236,10 +236,11 @@ def matches(value: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
 
 
 def _prefix_clause(prefix: str):
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return or_(
         StoreItem.namespace == prefix,
-        StoreItem.namespace.like(escaped + NAMESPACE_SEPARATOR + "%", escape="\\"),
+        StoreItem.namespace.like(
+            like_pattern(prefix, before="", after=NAMESPACE_SEPARATOR + "%"), escape=LIKE_ESCAPE
+        ),
     )
 
 

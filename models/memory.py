@@ -26,9 +26,16 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db, estimate_tokens, utcnow
+from .fields import (  # noqa: F401 - MEMORY_TYPES and MAX_CONTENT_CHARS are imported from here too
+    CONTENT,
+    IMPORTANCE_MAX,
+    IMPORTANCE_MIN,
+    MAX_CONTENT_CHARS,
+    MEMORY_TYPE_LENGTH,
+    MEMORY_TYPES,
+    TEXT_RULES,
+)
 
-MEMORY_TYPES = ("core", "journal", "semantic", "episodic", "insight", "procedural")
-MAX_CONTENT_CHARS = 10_000
 JOURNAL_WINDOW = timedelta(weeks=1)
 # Spec 002: memories carrying these tags are immutable for every agent path.
 IMMUTABLE_TAGS = frozenset({"audio", "somatic", "voice"})
@@ -81,12 +88,13 @@ def immutable_tags(tags: list | None) -> set[str]:
 class AgentMemory(db.Model):
     __tablename__ = "agent_memories"
     __table_args__ = (
+        # The database's own copy of the field rules (models/fields.py), for writers outside the app.
+        CheckConstraint(f"memory_type IN ({', '.join(repr(t) for t in MEMORY_TYPES)})", name="memory_type"),
+        CheckConstraint(f"length(content) BETWEEN 1 AND {CONTENT.max_length}", name="content_length"),
         CheckConstraint(
-            "memory_type IN ('core', 'journal', 'semantic', 'episodic', 'insight', 'procedural')",
-            name="memory_type",
+            f"importance IS NULL OR importance BETWEEN {IMPORTANCE_MIN} AND {IMPORTANCE_MAX}",
+            name="importance_range",
         ),
-        CheckConstraint("length(content) BETWEEN 1 AND 10000", name="content_length"),
-        CheckConstraint("importance IS NULL OR importance BETWEEN 1 AND 5", name="importance_range"),
         # Prompt assembly and the token count read (agent, type) over active rows, oldest first.
         Index("ix_agent_memories_agent_type_active", "agent_id", "memory_type", "deleted_at", "created_at"),
         # Content-blind dedup compares active core rows only (migration 0007: soft-deletes skip it).
@@ -102,12 +110,12 @@ class AgentMemory(db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
-    memory_type: Mapped[str] = mapped_column(String(20), nullable=False, default="core")
+    memory_type: Mapped[str] = mapped_column(String(MEMORY_TYPE_LENGTH), nullable=False, default="core")
     content: Mapped[str] = mapped_column(Text, nullable=False)
     content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     token_estimate: Mapped[int] = mapped_column(Integer, nullable=False)
     tags: Mapped[list] = mapped_column(JSON, nullable=False, default=list)
-    category: Mapped[str | None] = mapped_column(String(64))
+    category: Mapped[str | None] = mapped_column(TEXT_RULES["category"].column())
     importance: Mapped[int | None] = mapped_column(Integer)
     pinned: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     constitutional: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
@@ -116,11 +124,11 @@ class AgentMemory(db.Model):
     last_accessed_at: Mapped[datetime | None] = mapped_column(DateTime)
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
     purge_at: Mapped[datetime | None] = mapped_column(DateTime)
-    user_id: Mapped[str | None] = mapped_column(String(128))
-    thread_id: Mapped[str | None] = mapped_column(String(128))
-    run_id: Mapped[str | None] = mapped_column(String(128))
-    actor_id: Mapped[str | None] = mapped_column(String(128))
-    role: Mapped[str | None] = mapped_column(String(32))
+    user_id: Mapped[str | None] = mapped_column(TEXT_RULES["user_id"].column())
+    thread_id: Mapped[str | None] = mapped_column(TEXT_RULES["thread_id"].column())
+    run_id: Mapped[str | None] = mapped_column(TEXT_RULES["run_id"].column())
+    actor_id: Mapped[str | None] = mapped_column(TEXT_RULES["actor_id"].column())
+    role: Mapped[str | None] = mapped_column(TEXT_RULES["role"].column())
 
     def set_content(self, content: str) -> None:
         """Content and its derived fields change together, always."""

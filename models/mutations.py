@@ -40,10 +40,9 @@ from .audit import (
 )
 from .db import atomic, db, guard_privilege, refresh_loaded, utcnow
 from .errors import ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed
+from .fields import MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, SCOPING_FIELDS, check_field
 from .memory import (
     IMMUTABLE_TAGS,
-    MAX_CONTENT_CHARS,
-    MEMORY_TYPES,
     SNAPSHOT_FIELDS,
     AgentMemory,
     content_fields,
@@ -51,10 +50,7 @@ from .memory import (
 )
 
 AGENT_ACTOR = "agent"
-SCOPING_FIELDS = ("user_id", "thread_id", "run_id", "actor_id", "role")
 EDITABLE_FIELDS = ("content", "tags", "category", "importance", "pinned", "memory_type") + SCOPING_FIELDS
-MAX_TAGS = 32
-MAX_TAG_CHARS = 64
 
 
 def is_agent_path(actor: str) -> bool:
@@ -116,19 +112,8 @@ def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
         cleaned["content"] = clean_content(cleaned["content"])
     if "tags" in cleaned:
         cleaned["tags"] = clean_tags(cleaned["tags"])
-    if "memory_type" in cleaned and cleaned["memory_type"] not in MEMORY_TYPES:
-        raise ValidationFailed(f"memory_type must be one of {', '.join(MEMORY_TYPES)}", field="memory_type")
-    importance = cleaned.get("importance")
-    if importance is not None and (
-        isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5
-    ):
-        raise ValidationFailed("importance must be an integer from 1 to 5", field="importance")
-    if "pinned" in cleaned and not isinstance(cleaned["pinned"], bool):
-        raise ValidationFailed("pinned must be true or false", field="pinned")
-    for name in ("category", *SCOPING_FIELDS):
-        value = cleaned.get(name)
-        if value is not None and (not isinstance(value, str) or len(value) > 128):
-            raise ValidationFailed(f"{name} must be a string of at most 128 characters", field=name)
+    for name, value in cleaned.items():  # the field rules (models/fields.py): the columns' limits too
+        check_field(name, value)
     return cleaned
 
 

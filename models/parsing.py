@@ -11,15 +11,21 @@ them calls these functions instead of its own `fromisoformat`, so one rule holds
   representable microsecond (an offset cannot turn a valid filter into an error);
 - an id is a positive integer that fits the id columns (PostgreSQL `integer`); anything else is
   simply not found;
-- text never carries NUL, which neither database stores.
+- text never carries NUL, which neither database stores;
+- a value pydantic refuses is reported by field path and rule, never quoting the input (which may be
+  memory content).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, time
+from typing import TYPE_CHECKING
 
 from .errors import DomainError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_ID = 2**31 - 1  # PostgreSQL `integer`, the type of every id column
 NO_NUL = r"^[^\x00]*$"  # the pattern form, for pydantic fields and OpenAPI
@@ -106,3 +112,21 @@ def clean_text(value: str | None, *, field: str = "text", max_length: int | None
     if has_nul(text):
         raise BadInput(f"{field} must not contain NUL characters", field=field)
     return text[:max_length] if max_length is not None else text
+
+
+def validation_problems(err: ValidationError, where: str) -> list[dict[str, str]]:
+    """pydantic's refusal as [{field, rule, message}], the field a dotted path (`where` when the
+    value itself was refused). The input is left out: it may be memory content."""
+    return [
+        {
+            "field": ".".join(str(p) for p in item["loc"]) or where,
+            "rule": item["type"],
+            "message": item["msg"],
+        }
+        for item in err.errors(include_url=False, include_input=False, include_context=False)
+    ]
+
+
+def describe_problems(err: ValidationError, where: str) -> str:
+    """The same as one line: "field: message; field: message"."""
+    return "; ".join(f"{p['field']}: {p['message']}" for p in validation_problems(err, where))

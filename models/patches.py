@@ -32,6 +32,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from .audit import new_op_id, write_audit
 from .db import atomic, db, utcnow
 from .errors import DomainError, NotFound, ValidationFailed
+from .fields import SCOPE_ID
 from .memory import AgentMemory
 from .mutations import AGENT_ACTOR, create_memory, update_memory
 
@@ -63,7 +64,7 @@ class ProposedPatch(db.Model):
     op: Mapped[str] = mapped_column(String(8), nullable=False)  # create | update
     field: Mapped[str] = mapped_column(String(64), nullable=False)
     memory_id: Mapped[int | None] = mapped_column(Integer)  # the memory an update targets
-    user_id: Mapped[str | None] = mapped_column(String(128))
+    user_id: Mapped[str | None] = mapped_column(SCOPE_ID.column())
     # The proposed write (the agent's own words); emptied when the patch is decided or expires.
     changes: Mapped[dict | None] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")

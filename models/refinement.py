@@ -23,9 +23,10 @@ from sqlalchemy import bindparam, select, update
 
 from .agent import Agent, core_totals
 from .audit import new_op_id, write_audit
-from .db import atomic, db, refresh_loaded
+from .db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
 from .errors import DomainError
-from .memory import MAX_CONTENT_CHARS, AgentMemory
+from .fields import Content
+from .memory import AgentMemory
 from .mutations import (
     AGENT_ACTOR,
     consolidate_memories,
@@ -34,6 +35,7 @@ from .mutations import (
     soft_delete_memories,
     update_memory,
 )
+from .parsing import MAX_ID, describe_problems
 from .session import RefinementSession, finish_session
 from .session import count as count_stat
 from .timemachine import rollback_session
@@ -44,7 +46,7 @@ MAX_SEARCH_RESULTS = 50
 MAX_SUMMARY_CHARS = 2000
 TERMINATED_MESSAGE = "session rolled back, terminated"
 
-MemoryId = Annotated[int, Field(ge=1, le=2**31 - 1)]
+MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 class NoNextPage(DomainError):
@@ -71,16 +73,14 @@ class ConsolidateArgs(_Args):
     """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
 
     ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Memory ids to merge.")
-    new_content: str = Field(
-        min_length=1, max_length=MAX_CONTENT_CHARS, description="The one memory replacing them."
-    )
+    new_content: Content = Field(description="The one memory replacing them.")
 
 
 class UpdateArgs(_Args):
     """Tighten the phrasing of one memory without changing its meaning."""
 
     id: MemoryId
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The new wording.")
+    content: Content = Field(description="The new wording.")
 
 
 class DeleteArgs(_Args):
@@ -229,11 +229,7 @@ class RefinementToolbox:
         try:
             args = TOOL_ARGS[name].model_validate(arguments)
         except ValidationError as err:
-            problems = [
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in err.errors(include_input=False, include_url=False)
-            ]
-            return _error("bad_arguments", "; ".join(problems))
+            return _error("bad_arguments", describe_problems(err, "arguments"))
         if name in MUTATING and session.ops_count >= HARD_CAP:
             return _error(
                 "hard_cap",
@@ -252,9 +248,8 @@ class RefinementToolbox:
     # ----- the tools -----
 
     def _search_memories(self, session: SessionState, args: SearchArgs) -> dict[str, Any]:
-        escaped = args.query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         stmt = AgentMemory.active_core(session.agent_id).where(
-            AgentMemory.content.ilike(f"%{escaped}%", escape="\\")
+            AgentMemory.content.ilike(like_pattern(args.query), escape=LIKE_ESCAPE)
         )
         since, until = _parse_day(args.since, "since", False), _parse_day(args.until, "until", True)
         if since is not None:

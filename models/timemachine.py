@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -36,6 +36,7 @@ from .db import atomic, db, guard_privilege, utcnow
 from .errors import NotFound, RollbackConflict, ValidationFailed
 from .memory import SNAPSHOT_FIELDS, AgentMemory
 from .mutations import _check_actor
+from .parsing import to_utc
 from .session import RefinementSession
 
 
@@ -295,8 +296,7 @@ def _session_records(session_id: int) -> tuple[int, list[AuditLog], dict]:
 def _point_in_time_records(agent_id: int, to: datetime) -> tuple[int, list[AuditLog], dict]:
     if not isinstance(to, datetime):
         raise ValidationFailed("a point in time is required")
-    if to.tzinfo is not None:
-        to = to.astimezone(UTC).replace(tzinfo=None)
+    to = to_utc(to)
     records = db.session.scalars(
         select(AuditLog)
         .where(AuditLog.agent_id == agent_id, AuditLog.created_at > to, AuditLog.memory_id.is_not(None))

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 
 from redis.exceptions import RedisError
 
 from infra.queues import get_rq
 from models.console_queries import TokenHistory, audit_versions, token_histories
+from models.parsing import parse_utc
 
 log = logging.getLogger(__name__)
 PREFIX = "memconsole:token-history:v1"
@@ -38,7 +38,7 @@ def _dump(history: TokenHistory) -> str:
 def _load(blob: bytes) -> TokenHistory:
     data = json.loads(blob)
     return TokenHistory(
-        points=[(datetime.fromisoformat(at), value) for at, value in data["points"]], total=data["total"]
+        points=[(parse_utc(at), value) for at, value in data["points"]], total=data["total"]
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -11,6 +10,7 @@ from models import AgentMemory, db
 from models.changelog import ChangeLogEntry
 from models.history import HistoryEvent
 from models.mechanic import MechanicGrant
+from models.parsing import parse_utc
 from models.patches import ProposedPatch, signal_kinds
 
 from .schemas import GrantOut, HistoryEventOut, MemoryOut, MemoryState, PatchOut
@@ -46,7 +46,7 @@ def _state(state: dict[str, Any] | None) -> MemoryState | None:
     values = dict(state)
     for name in _STATE_TIMES:
         if values.get(name):
-            values[name] = datetime.fromisoformat(values[name])
+            values[name] = parse_utc(values[name], field=name)
     return MemoryState(**values)
 
 

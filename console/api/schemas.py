@@ -22,9 +22,18 @@ from pydantic import (
 )
 
 from models.agent_settings import MAX_REFINEMENT_PROMPT_CHARS
-from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
-from models.mutations import MAX_TAG_CHARS, MAX_TAGS
-from models.parsing import MAX_ID, NO_NUL, to_utc  # the one rule for ids, text and times
+from models.fields import (  # the memory fields' rules, shared with the columns and every other path
+    SCOPE_ID,
+    CategoryName,
+    Content,
+    Ident,
+    Importance,
+    MemoryType,
+    Role,
+    Tags,
+    UtcTime,
+)
+from models.parsing import MAX_ID, NO_NUL  # the one rule for ids, text and times
 
 
 def _utc(value: datetime) -> str:
@@ -37,17 +46,8 @@ UtcDatetime = Annotated[
     PlainSerializer(_utc, return_type=str, when_used="json"),
     WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
 ]
-Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=NO_NUL)]
-Role = Annotated[str, Field(min_length=1, max_length=32, pattern=NO_NUL)]
-CategoryName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
-Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=NO_NUL)]
-Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=NO_NUL)]
 FieldName = Annotated[str, Field(min_length=1, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")]
-MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
-Importance = Annotated[int, Field(ge=1, le=5)]
 MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
-# A filter time with any offset, as naive UTC: 0001-01-01T00:00+14:00 is the first moment, not an error.
-FilterTime = Annotated[datetime, AfterValidator(to_utc)]
 
 
 class Request(BaseModel):
@@ -89,10 +89,10 @@ class QueryFilters(Request):
     pinned: bool | None = None
     importance_min: Importance | None = None
     importance_max: Importance | None = None
-    updated_after: FilterTime | date | None = Field(
+    updated_after: UtcTime | date | None = Field(
         default=None, description="Inclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
     )
-    updated_before: FilterTime | date | None = Field(
+    updated_before: UtcTime | date | None = Field(
         default=None, description="Exclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
     )
 
@@ -203,7 +203,7 @@ class MemoryCreate(Request):
     category: CategoryName
     importance: Importance | None = None
     pinned: bool = False
-    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = Field(default_factory=list)
+    tags: Tags = Field(default_factory=list)
     field: FieldName | None = Field(
         default=None,
         description="The user-context field this memory sets (tagged field:<name>). Sensitive fields "
@@ -256,7 +256,7 @@ class MemoryUpdate(Request):
     category: CategoryName = None  # type: ignore[assignment]
     importance: Importance | None = None
     pinned: bool = None  # type: ignore[assignment]
-    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] = None  # type: ignore[assignment]
+    tags: Tags = None  # type: ignore[assignment]
     field: FieldName | None = None
     user_ack: bool = Field(default=False, description="As on create: a signal for a benign user-context field.")
     user_id: Ident | None = None
@@ -503,7 +503,7 @@ def _finite_json(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-OptionalUser = Annotated[str, Field(max_length=128, pattern=NO_NUL)]
+OptionalUser = Annotated[str, Field(max_length=SCOPE_ID.max_length, pattern=NO_NUL)]  # "" for none
 
 
 class CheckpointIn(Request):

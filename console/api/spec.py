@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from models import NotFound, ValidationFailed
+from models.parsing import validation_problems
 
 from .schemas import MAX_ID, NO_NUL, ErrorOut
 
@@ -60,12 +61,9 @@ class RequestInvalid(ValidationFailed):
 
 
 def _invalid(err: ValidationError, where: str) -> ValidationFailed:
-    problems = []
-    for item in err.errors(include_url=False, include_input=False, include_context=False):
-        if item["type"] == "json_invalid":
-            return BadRequestBody("the request body is not valid JSON (UTF-8, no lone surrogates)")
-        loc = ".".join(str(p) for p in item["loc"])
-        problems.append({"field": loc or where, "rule": item["type"], "message": item["msg"]})
+    problems = validation_problems(err, where)
+    if any(p["rule"] == "json_invalid" for p in problems):
+        return BadRequestBody("the request body is not valid JSON (UTF-8, no lone surrogates)")
     first = problems[0]
     return RequestInvalid(
         f"{first['field']}: {first['message']}", field=first["field"], rule=first["rule"], errors=problems

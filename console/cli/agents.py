@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 import click
 from flask.cli import with_appcontext
@@ -11,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from models import Agent, DomainError, atomic, db
 from models.agent import DEFAULT_CORE_TOKEN_BUDGET
-from models.memory import MAX_CONTENT_CHARS, MEMORY_TYPES
+from models.fields import CategoryName, Content, Ident, Importance, MemoryType, Role, Tags, UtcTime
 from models.mutations import create_memory
-from models.parsing import to_utc
+from models.parsing import describe_problems
 
 from .common import DomainErrorsAsMessages, emit, fail, resolve_agent
 
@@ -80,54 +79,28 @@ def list_agents() -> None:
 
 
 class ImportLine(BaseModel):
-    """One line of a memory import file."""
+    """One line of a memory import file: the memory fields' rules (models/fields.py), as on the API."""
 
     model_config = ConfigDict(extra="forbid", strict=False)
 
-    content: str = Field(min_length=1)
-    memory_type: str = "core"
-    created_at: datetime | None = None
-    tags: list[str] = Field(default_factory=list)
+    content: Content
+    memory_type: MemoryType = "core"
+    created_at: UtcTime | None = None
+    tags: Tags = Field(default_factory=list)
     constitutional: bool = False
-    category: str | None = Field(default=None, max_length=64)
-    importance: int | None = Field(default=None, ge=1, le=5)
+    category: CategoryName | None = None
+    importance: Importance | None = None
     pinned: bool = False
-    user_id: str | None = Field(default=None, max_length=128)
-    thread_id: str | None = Field(default=None, max_length=128)
-    run_id: str | None = Field(default=None, max_length=128)
-    actor_id: str | None = Field(default=None, max_length=128)
-    role: str | None = Field(default=None, max_length=32)
+    user_id: Ident | None = None
+    thread_id: Ident | None = None
+    run_id: Ident | None = None
+    actor_id: Ident | None = None
+    role: Role | None = None
 
-    @field_validator("content")
+    @field_validator("content", mode="before")
     @classmethod
-    def _content(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("content is empty")
-        if len(value) > MAX_CONTENT_CHARS:
-            raise ValueError(f"content is {len(value):,} characters; the limit is {MAX_CONTENT_CHARS:,}")
-        return value
-
-    @field_validator("memory_type")
-    @classmethod
-    def _type(cls, value: str) -> str:
-        if value not in MEMORY_TYPES:
-            raise ValueError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
-        return value
-
-    @field_validator("created_at")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return to_utc(value) if value is not None else None  # models/parsing.py: clamped, never overflows
-
-
-def _describe(err: ValidationError) -> str:
-    """Field and rule only: pydantic's default text quotes the input, which may be memory content."""
-    parts = []
-    for item in err.errors(include_input=False, include_url=False):
-        where = ".".join(str(p) for p in item["loc"]) or "line"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
+    def _strip(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value  # stored stripped: measured stripped
 
 
 @click.group("memory", cls=DomainErrorsAsMessages)
@@ -163,7 +136,7 @@ def import_memories(agent: str, path: str) -> None:
         try:
             parsed.append((number, ImportLine.model_validate(value)))
         except ValidationError as err:
-            errors.append(f"line {number}: {_describe(err)}")
+            errors.append(f"line {number}: {describe_problems(err, 'line')}")
     if errors:
         for message in errors:
             click.echo(message, err=True)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from flask import abort, flash, request, url_for
@@ -10,7 +12,7 @@ from console.agents.outcome import outcome_for
 from console.web.glossary import ACTIONS
 from console.web.htmx import redirect_to, render
 from console.web.lookups import get_agent
-from models import AuditLog, DomainError, NotFound, RollbackConflict, db
+from models import Agent, AuditLog, DomainError, NotFound, db
 from models.console_queries import (
     TimelineFilters,
     TimelinePage,
@@ -27,6 +29,8 @@ from models.console_queries import (
 from models.mechanic import active_grant, record_view
 from models.parsing import BadInput, parse_id, parse_utc
 from models.timemachine import (
+    RollbackPlan,
+    RollbackResult,
     plan_agent_rollback,
     plan_operation_rollback,
     plan_session_rollback,
@@ -190,20 +194,56 @@ def _parse_time(value: str | None) -> datetime | None:
         return None
 
 
-def _confirm(agent, title: str, action_url: str, planner, *, extra: dict | None = None, status: int = 200):
-    plan = conflict = None
-    try:
-        plan = planner().summary
-    except RollbackConflict as err:
-        db.session.rollback()
-        conflict = err.message
-    except NotFound as err:
-        db.session.rollback()
-        abort(404, description=err.message)
-    except DomainError as err:
-        db.session.rollback()
-        conflict = err.message
-    stats = memory_stats([agent.id])[agent.id]
+@dataclass(frozen=True)
+class _Rollback:
+    """One kind of rollback (an operation, a refinement session, a point in time), as both of its
+    routes need it: the GET shows the plan behind a confirm step, the POST applies it. One shape, so
+    the three kinds cannot drift apart in how they plan, refuse, audit or answer HTMX."""
+
+    agent: Agent
+    title: str  # the confirm step's heading
+    refused_title: str  # the heading when the POST is refused
+    action: str  # the endpoint the confirm step posts to
+    action_args: dict
+    plan: Callable[[], RollbackPlan]
+    apply: Callable[[str], RollbackResult]
+    extra: dict = field(default_factory=dict)
+
+
+def _operation(op_id: str) -> _Rollback:
+    if not OP_ID.match(op_id):
+        abort(404, description="No such operation.")
+    agent_id = db.session.scalar(db.select(AuditLog.agent_id).where(AuditLog.op_id == op_id).limit(1))
+    if agent_id is None:
+        abort(404, description="No such operation.")
+    title = f"Roll back operation {op_id[:8]}"
+    return _Rollback(
+        get_agent(agent_id), title, title, "timeline.rollback_op", {"op_id": op_id},
+        lambda: plan_operation_rollback(op_id), lambda actor: rollback_operation(op_id, actor=actor),
+    )  # fmt: skip
+
+
+def _session(session_id: int) -> _Rollback:
+    session = session_metadata(session_id)
+    if session is None:
+        abort(404, description=f"There is no refinement session #{session_id}.")
+    title = f"Roll back refinement session #{session_id}"
+    return _Rollback(
+        get_agent(session.agent_id), title, title, "timeline.rollback_sess", {"session_id": session_id},
+        lambda: plan_session_rollback(session_id), lambda actor: rollback_session(session_id, actor=actor),
+    )  # fmt: skip
+
+
+def _point_in_time(agent: Agent, to: datetime) -> _Rollback:
+    return _Rollback(
+        agent, f"Roll agent {agent.name} back to {to:%Y-%m-%d %H:%M:%S} UTC", f"Roll agent {agent.name} back",
+        "timeline.rollback_to", {"agent_id": agent.id},
+        lambda: plan_agent_rollback(agent.id, to), lambda actor: rollback_agent(agent.id, to, actor=actor),
+        extra={"to": to},
+    )  # fmt: skip
+
+
+def _confirm_step(agent, title: str, action_url: str, *, plan=None, conflict=None, status=200, **extra):
     return render(
         "timeline/confirm_page.html",
         "timeline/_confirm.html",
@@ -213,71 +253,33 @@ def _confirm(agent, title: str, action_url: str, planner, *, extra: dict | None 
         action_url=action_url,
         plan=plan,
         conflict=conflict,
-        stats=stats,
-        **(extra or {}),
+        stats=memory_stats([agent.id])[agent.id],
+        **extra,
     )
 
 
-def _op_agent(op_id: str):
-    if not OP_ID.match(op_id):
-        abort(404, description="No such operation.")
-    agent_id = db.session.scalar(db.select(AuditLog.agent_id).where(AuditLog.op_id == op_id).limit(1))
-    if agent_id is None:
-        abort(404, description="No such operation.")
-    return get_agent(agent_id)
+def _confirm(rollback: _Rollback):
+    """GET: what the rollback would change, or why it cannot be done."""
+    plan = conflict = None
+    try:
+        plan = rollback.plan().summary
+    except NotFound as err:
+        db.session.rollback()
+        abort(404, description=err.message)
+    except DomainError as err:  # a RollbackConflict among them
+        db.session.rollback()
+        conflict = err.message
+    action_url = url_for(rollback.action, **rollback.action_args)
+    return _confirm_step(rollback.agent, rollback.title, action_url, plan=plan, conflict=conflict, **rollback.extra)
 
 
-@bp.get("/rollback/op/<op_id>")
-def confirm_operation(op_id: str):
-    agent = _op_agent(op_id)
-    return _confirm(
-        agent,
-        f"Roll back operation {op_id[:8]}",
-        url_for("timeline.rollback_op", op_id=op_id),
-        lambda: plan_operation_rollback(op_id),
-    )
-
-
-@bp.get("/rollback/session/<int:session_id>")
-def confirm_session(session_id: int):
-    session = session_metadata(session_id)
-    if session is None:
-        abort(404, description=f"There is no refinement session #{session_id}.")
-    agent = get_agent(session.agent_id)
-    return _confirm(
-        agent,
-        f"Roll back refinement session #{session_id}",
-        url_for("timeline.rollback_sess", session_id=session_id),
-        lambda: plan_session_rollback(session_id),
-    )
-
-
-@bp.get("/agents/<int:agent_id>/rollback")
-def confirm_agent(agent_id: int):
-    agent = get_agent(agent_id)
-    to = _parse_time(request.args.get("to"))
-    if to is None:
-        return render(
-            "timeline/confirm_page.html",
-            "timeline/_confirm.html",
-            status=422,
-            agent=agent,
-            title="Roll the agent back to a point in time",
-            action_url="",
-            plan=None,
-            conflict="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z (without an offset it is UTC).",
-            stats=memory_stats([agent.id])[agent.id],
-        )
-    return _confirm(
-        agent,
-        f"Roll agent {agent.name} back to {to:%Y-%m-%d %H:%M:%S} UTC",
-        url_for("timeline.rollback_to", agent_id=agent.id),
-        lambda: plan_agent_rollback(agent.id, to),
-        extra={"to": to},
-    )
-
-
-def _done(result, agent_id: int):
+def _apply(rollback: _Rollback):
+    """POST: apply it (audited as one operation by models/timemachine.py), or show the refusal."""
+    try:
+        result = rollback.apply(current_user.actor)
+    except DomainError as err:
+        db.session.rollback()
+        return _confirm_step(rollback.agent, rollback.refused_title, request.path, conflict=err.message, status=409)
     summary = result.summary
     if result.op_id is None:
         flash("Nothing to change: every memory was already in that state.", "info")
@@ -288,55 +290,48 @@ def _done(result, agent_id: int):
             f"timeline (operation {result.op_id[:8]}) and can be undone.",
             "info",
         )
-    return redirect_to(url_for("timeline.agent_timeline", agent_id=agent_id))
+    return redirect_to(url_for("timeline.agent_timeline", agent_id=rollback.agent.id))
 
 
-def _refused(agent, err: DomainError, title: str, action_url: str):
-    db.session.rollback()
-    return render(
-        "timeline/confirm_page.html",
-        "timeline/_confirm.html",
-        status=409,
-        agent=agent,
-        title=title,
-        action_url=action_url,
-        plan=None,
-        conflict=err.message,
-        stats=memory_stats([agent.id])[agent.id],
-    )
+@bp.get("/rollback/op/<op_id>")
+def confirm_operation(op_id: str):
+    return _confirm(_operation(op_id))
 
 
 @bp.post("/rollback/op/<op_id>")
 def rollback_op(op_id: str):
-    agent = _op_agent(op_id)
-    try:
-        result = rollback_operation(op_id, actor=current_user.actor)
-    except DomainError as err:
-        return _refused(agent, err, f"Roll back operation {op_id[:8]}", request.path)
-    return _done(result, agent.id)
+    return _apply(_operation(op_id))
+
+
+@bp.get("/rollback/session/<int:session_id>")
+def confirm_session(session_id: int):
+    return _confirm(_session(session_id))
 
 
 @bp.post("/rollback/session/<int:session_id>")
 def rollback_sess(session_id: int):
-    session = session_metadata(session_id)
-    if session is None:
-        abort(404, description=f"There is no refinement session #{session_id}.")
-    agent = get_agent(session.agent_id)
-    try:
-        result = rollback_session(session_id, actor=current_user.actor)
-    except DomainError as err:
-        return _refused(agent, err, f"Roll back refinement session #{session_id}", request.path)
-    return _done(result, agent.id)
+    return _apply(_session(session_id))
+
+
+@bp.get("/agents/<int:agent_id>/rollback")
+def confirm_agent(agent_id: int):
+    agent = get_agent(agent_id)
+    to = _parse_time(request.args.get("to"))
+    if to is None:
+        return _confirm_step(
+            agent,
+            "Roll the agent back to a point in time",
+            "",
+            conflict="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z (without an offset it is UTC).",
+            status=422,
+        )
+    return _confirm(_point_in_time(agent, to))
 
 
 @bp.post("/agents/<int:agent_id>/rollback")
 def rollback_to(agent_id: int):
-    agent = get_agent(agent_id)
+    agent = get_agent(agent_id)  # an unknown agent is a 404 before a malformed time is a 400
     to = _parse_time(request.form.get("to"))
     if to is None:
         abort(400, description="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z.")
-    try:
-        result = rollback_agent(agent.id, to, actor=current_user.actor)
-    except DomainError as err:
-        return _refused(agent, err, f"Roll agent {agent.name} back", request.path)
-    return _done(result, agent.id)
+    return _apply(_point_in_time(agent, to))

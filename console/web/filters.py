@@ -10,16 +10,12 @@ from flask import Flask, g, has_request_context, request
 from markupsafe import Markup, escape
 
 from models import utcnow
+from models.parsing import to_utc  # RQ hands out aware times, the models naive UTC: alike
 
 from . import glossary
 from .sparkline import sparkline
 
 TZ_COOKIE = "tz"
-
-
-def _naive(value: datetime) -> datetime:
-    """RQ hands out aware datetimes, the models naive UTC: compare and print them alike."""
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
 
 
 def number(value: int | float | None) -> str:
@@ -70,7 +66,7 @@ def display_zone() -> str:
 
 def _local(value: datetime) -> datetime:
     zone = display_zone()
-    aware = _naive(value).replace(tzinfo=UTC)
+    aware = to_utc(value).replace(tzinfo=UTC)
     return aware if zone == "UTC" else aware.astimezone(_zone(zone))
 
 
@@ -88,7 +84,7 @@ def stamp(value: datetime | None, seconds: bool = False) -> Markup:
     element whose datetime attribute is exact UTC ISO 8601."""
     if value is None:
         return Markup('<span class="muted">—</span>')
-    utc = _naive(value).isoformat(timespec="seconds") + "Z"
+    utc = to_utc(value).isoformat(timespec="seconds") + "Z"
     return Markup(
         f'<time datetime="{utc}" title="{utc}">{escape(when(value, seconds))}'
         f' <span class="rel">· {escape(ago(value))}</span></time>'
@@ -97,7 +93,7 @@ def stamp(value: datetime | None, seconds: bool = False) -> Markup:
 
 def iso_input(value: datetime | None) -> str:
     """A time as the ISO 8601 text the date-time fields take: UTC with a Z."""
-    return _naive(value).isoformat(timespec="seconds") + "Z" if value else ""
+    return to_utc(value).isoformat(timespec="seconds") + "Z" if value else ""
 
 
 def iso(value: datetime | None) -> str:
@@ -108,7 +104,7 @@ def ago(value: datetime | None, now: datetime | None = None) -> str:
     """Relative time, past or future: "3 min ago", "in 2 h"."""
     if value is None:
         return "—"
-    delta = ((now or utcnow()) - _naive(value)).total_seconds()
+    delta = ((now or utcnow()) - to_utc(value)).total_seconds()
     future, seconds = delta < 0, abs(delta)
     if seconds < 60:
         text = f"{int(seconds)} s"
@@ -131,7 +127,7 @@ def ms_until(value: datetime | None) -> int:
     """Milliseconds from now until `value` (0 if past): what a countdown needs, without rounding."""
     if value is None:
         return 0
-    return max(0, int((_naive(value) - utcnow()).total_seconds() * 1000))
+    return max(0, int((to_utc(value) - utcnow()).total_seconds() * 1000))
 
 
 def percent(value: float | None) -> str:
