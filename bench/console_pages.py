@@ -178,7 +178,7 @@ def seed_console_state(app, admin_email: str, password: str) -> dict:
     from rq import SimpleWorker
 
     from models import User, create_admin, db
-    from models.mechanic import decide_grant, request_grant
+    from models.admins.mechanic import decide_grant, request_grant
 
     with app.app_context():
         admin = db.session.scalar(sa.select(User).where(User.email == admin_email)) or create_admin(

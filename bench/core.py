@@ -95,7 +95,7 @@ def timed(fn: Callable[[], object]) -> float:
 def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
     """One refinement operation through the Knife (validation, mutation, audit, breaker check), no LLM."""
     from models import AgentMemory, RefinementSession, db
-    from models.refinement import RefinementToolbox, core_totals
+    from models.refinement.toolbox import RefinementToolbox, core_totals
 
     rows = []
     for size in [100, *sizes]:  # 100: a warm-up round (statement caches, plans), not reported
@@ -142,9 +142,9 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
 
 def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
     from models import RefinementSession, db, utcnow
-    from models.mutations import create_memory, update_memory
-    from models.refinement import RefinementToolbox, core_totals
-    from models.timemachine import rollback_agent, rollback_session
+    from models.changes.mutations import create_memory, update_memory
+    from models.changes.timemachine import rollback_agent, rollback_session
+    from models.refinement.toolbox import RefinementToolbox, core_totals
 
     with db.engine.begin() as conn:
         agent_id = bench_agent(conn, "rollback", min_retention=0.1)
@@ -181,7 +181,7 @@ def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
 def bench_scan(app, agents: int, per_agent: int, runs: int) -> list[dict]:
     """The over-budget scan and the weekly sweep's selection over `agents` x `per_agent` core memories."""
     from models import Agent, db
-    from models.due import agents_due_for_sweep, over_budget_due
+    from models.refinement.due import agents_due_for_sweep, over_budget_due
 
     with db.engine.begin() as conn:
         first = conn.execute(sa.text("SELECT coalesce(max(id), 0) + 1 FROM agents")).scalar_one()

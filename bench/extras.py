@@ -9,7 +9,7 @@ goes through the product's own code paths:
 1. `jobs.relations.link_related` on a batch of semantic memories of agents of growing size, with the
    hashed bag-of-words embedder (`EMBEDDINGS=hashed`); embedding is timed on its own, and linking is
    reported per edge created.
-2. `models.checkpoint.save_checkpoint` / `load_checkpoint` directly, and PUT/GET
+2. `models.integrations.checkpoint.save_checkpoint` / `load_checkpoint` directly, and PUT/GET
    /api/v1/checkpoints/<thread_id> through the Flask test client with a bearer token, at 10 KB,
    100 KB and 1 MB of JSON.
 3. Real refinement sessions (`jobs.refinement.run_refinement`) against the scripted OpenAI-compatible
@@ -143,7 +143,7 @@ def bench_relations(sizes: list[int], runs: int) -> list[Row]:
 
 def checkpoint_payload(target_bytes: int) -> dict:
     """A supervisor-like state of about `target_bytes` of compact JSON: a message list plus small state."""
-    from models.checkpoint import checkpoint_size
+    from models.integrations.checkpoint import checkpoint_size
 
     message = {"role": "assistant", "content": "The user asked about the rollout plan; " * 10, "tool_calls": [],
                "meta": {"tokens": 120, "latency_ms": 812.5, "ok": True}}
@@ -156,7 +156,7 @@ def checkpoint_payload(target_bytes: int) -> dict:
 
 def bench_checkpoints(app, sizes: list[int], runs: int) -> list[Row]:
     from models import Agent, db
-    from models.checkpoint import checkpoint_size, load_checkpoint, save_checkpoint
+    from models.integrations.checkpoint import checkpoint_size, load_checkpoint, save_checkpoint
 
     agent = Agent(name="checkpoints")
     token = agent.issue_token()

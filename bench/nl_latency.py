@@ -9,7 +9,7 @@ vocabulary, 7 categories, 50 users), seeded straight into a throwaway database (
 PostgreSQL database `memconsole_bench_nl_<N>`; the memories table, its full-text index and
 memory_embeddings only, no audit records: this measures the read path). Then QUESTIONS questions of 8-20
 words — whole sentences such as "What did the user decide about the budget report before the
-meeting with the client?" — run through `models.query.search` (what memory.query calls) with the
+meeting with the client?" — run through `models.retrieval.query.search` (what memory.query calls) with the
 agent's whole allowlist, top 5, one at a time, timed with perf_counter after a warm-up:
 
 - lexical: no embedder (the ranking memory.query uses without one);
@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     from flask_migrate import upgrade
 
     from console import create_app
-    from models import Agent, db, query
+    from models import Agent, db
+    from models.retrieval import query
 
     corpus = Corpus(7)
     pg_db = f"memconsole_bench_nl_{args.memories}"
@@ -230,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{args.database} {args.memories:,} {name:<18} p50 {row['p50']} p95 {row['p95']} "
                       f"p99 {row['p99']} ms", flush=True)  # fmt: skip
             if not args.no_vectors:
-                from models import vectors
+                from models.retrieval import vectors
 
                 results["vector_cache_mb"] = round(vectors.cache().nbytes / 1e6, 1)
             if args.embed_model == "local":
@@ -275,7 +276,7 @@ def section(results: Path) -> str:
     lines = [
         "## Natural-language questions (`python -m bench.nl_latency`)",
         "",
-        "memory.query's ranking in-process (`models.query.search`, the agent's whole allowlist, top 5), one "
+        "memory.query's ranking in-process (`models.retrieval.query.search`, the agent's whole allowlist, top 5), one "
         "question at a time, 8-20 words each; lexical is the ranking without an embedder, hybrid adds the "
         "dense candidates of a stored 384-dimension vector per memory (random unit vectors: the cost of "
         "searching does not depend on their values) and the fused SQL. The question's own embedding is not "

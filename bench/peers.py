@@ -12,7 +12,7 @@ to disk):
 
 - **memory console**: memories written through the mutation path (audited) on SQLite, vectors stored by
   the embedding job in batches (`embeddings.backfill`, what the maintenance worker and the backfill
-  command run), questions answered by `models.query.search` — memory.query's ranking, hybrid — with the
+  command run), questions answered by `models.retrieval.query.search` — memory.query's ranking, hybrid — with the
   question embedded first (no cache: every question is new);
 - **mem0** (`mem0ai`), `add(..., infer=False)` so no LLM is involved, with its default vector store
   (Qdrant in local mode, on disk) and with FAISS (its fastest local store); its history in SQLite; no
@@ -108,7 +108,7 @@ class Console:
 
     def add(self, texts: list[str]) -> None:
         from jobs import relations
-        from models.mutations import create_memory
+        from models.changes.mutations import create_memory
 
         for text in texts:
             self.ids.append(
@@ -118,7 +118,7 @@ class Console:
         relations.backfill(relations.stale_memories([self.agent_id]))
 
     def search(self, question: str) -> list[int]:
-        from models import query
+        from models.retrieval import query
 
         vector = self.embedder.embed([question])[0]  # no cache: every question pays its embedding
         hits = query.search(self.agent_id, text=question, categories=["profile"], filters={"user_id": "u1"},

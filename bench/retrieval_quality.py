@@ -11,7 +11,7 @@ people on the same topics (`distractors`, deterministic) fill the agent's memory
 memories to choose from, all in one agent and category with the same importance and nearly the same age:
 the ranking is decided by relevance alone.
 
-Every question runs through `models.query.search` — the function behind memory.query — in each mode,
+Every question runs through `models.retrieval.query.search` — the function behind memory.query — in each mode,
 top 10, on each database; BM25 (rank-bm25's BM25Okapi over lower-cased words, nothing removed) ranks the
 same 500 texts in the same run. Reported: recall@5, recall@10 and MRR@10, overall and on the questions
 sharing no content word with their fact. The hybrid's lexical share (MIX_LEXICAL) and reciprocal rank
@@ -109,7 +109,7 @@ SUBJECTS = {"maya", "tom", "priya", "leo", "ana"}  # the five people of the labe
 
 def shares_no_content_word(question: str, fact: str) -> bool:
     """Whether the question has no word in common with its fact but stop words and the person's name."""
-    from models.query import STOP_WORDS
+    from models.retrieval.query import STOP_WORDS
 
     content = {w for w in words(question) if w not in STOP_WORDS and w not in SUBJECTS}
     return not content & set(words(fact))
@@ -145,8 +145,9 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
 
     from console import create_app
     from jobs import embeddings, relations
-    from models import Agent, db, query
-    from models.mutations import create_memory
+    from models import Agent, db
+    from models.changes.mutations import create_memory
+    from models.retrieval import query
 
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
                       "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-quality-redis-")})  # fmt: skip
@@ -270,7 +271,7 @@ def section(payload: dict) -> str:
         f"{payload['memories']} memories in one agent (100 labelled facts, 400 distractors), "
         f"{payload['questions']} natural questions that paraphrase the facts ({payload['no_shared_word']} share "
         f"no content word with their fact but the person's name); embedder: {payload['embedder']}. memory.query's ranking "
-        "(`models.query.search`, top 10) in each mode, and rank-bm25's BM25Okapi over the same texts in the same "
+        "(`models.retrieval.query.search`, top 10) in each mode, and rank-bm25's BM25Okapi over the same texts in the same "
         "run. Recall in percent; MRR over the top 10.",
         "",
         "| database | method | recall@5 | recall@10 | MRR@10 | recall@10, no shared word |",

@@ -158,18 +158,19 @@ class Watcher(threading.Thread):
 
 
 def _drain(url: str, workers: int, env: dict[str, str]) -> tuple[float, float]:
-    started = time.time()
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "flask", "--app", "wsgi", "rq", "worker", "llm", "--burst",
-             "--name", f"bench-{os.getpid()}-{workers}-{n}"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-            stderr=open(os.environ["BENCH_WORKER_LOG"], "ab") if os.environ.get("BENCH_WORKER_LOG") else subprocess.DEVNULL,
-        )  # fmt: skip
-        for n in range(workers)
-    ]
-    for process in processes:
-        process.wait(timeout=3600)
+    log_path = os.environ.get("BENCH_WORKER_LOG")  # the workers' stderr, for a run that goes wrong
+    with open(log_path or os.devnull, "ab") as log:
+        started = time.time()
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "flask", "--app", "wsgi", "rq", "worker", "llm", "--burst",
+                 "--name", f"bench-{os.getpid()}-{workers}-{n}"],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+            for n in range(workers)
+        ]
+        for process in processes:
+            process.wait(timeout=3600)
     return started, time.time()
 
 

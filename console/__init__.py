@@ -34,7 +34,7 @@ def create_app(config: dict | None = None) -> Flask:
         configure_engine(db.engine)  # SQLite pragmas, BEGIN IMMEDIATE for writes, the guard function
     _configure_logging(app)
 
-    from models.user import user_by_session_token
+    from models.admins.user import user_by_session_token
 
     @login_manager.user_loader
     def load_user(session_token: str):

@@ -43,7 +43,7 @@ class Config:
         self.API_RATE_LIMIT = env.get("API_RATE_LIMIT", "600/minute")
         # Agent API bookkeeping (last-access touches, search events) is written in batches this often.
         self.API_FLUSH_SECONDS = float(env.get("API_FLUSH_SECONDS", 2.0))
-        # Storage quotas per agent (models/quotas.py).
+        # Storage quotas per agent (models/agents/quotas.py).
         self.MAX_MEMORIES_PER_AGENT = int(env.get("MAX_MEMORIES_PER_AGENT", 100_000))
         self.MAX_CHECKPOINT_BYTES_PER_AGENT = int(env.get("MAX_CHECKPOINT_BYTES_PER_AGENT", 64 * 1024 * 1024))
         # Workers take queues in this order (README, "Queues"): an admin's own request first, so a burst of
@@ -75,9 +75,9 @@ class Config:
         self.EMBEDDINGS_BASE_URL = env.get("EMBEDDINGS_BASE_URL") or None
         # A request embedding its question gives up on the endpoint after this long and ranks lexically.
         self.QUERY_EMBEDDING_TIMEOUT = float(env.get("QUERY_EMBEDDING_TIMEOUT", 5))
-        # Per-process cache of agents' vector matrices (models/vectors.py), in MB.
+        # Per-process cache of agents' vector matrices (models/retrieval/vectors.py), in MB.
         self.VECTOR_CACHE_MB = float(env.get("VECTOR_CACHE_MB", 512))
-        # Background memory work (spec 003): thresholds, caps and the optional write paths.
+        # Background memory work (docs/spec/003-memory-system.md): thresholds, caps and the optional write paths.
         self.TTL_IMPORTANCE_BELOW = int(env.get("TTL_IMPORTANCE_BELOW", 3))
         self.CONSOLIDATION_PAIRS_PER_DAY = int(env.get("CONSOLIDATION_PAIRS_PER_DAY", 50))
         self.CONSOLIDATION_TOKEN_BUDGET = int(env.get("CONSOLIDATION_TOKEN_BUDGET", 20_000))
@@ -85,7 +85,7 @@ class Config:
         self.RELATIONS_TOP_K = int(env.get("RELATIONS_TOP_K", 5))
         self.PROCEDURAL_MEMORY = env.get("PROCEDURAL_MEMORY", "0") == "1"
         self.MULTI_FACT_EXTRACTION = env.get("MULTI_FACT_EXTRACTION", "0") == "1"
-        # Memory categories and per-role allowlists (models/categories.py): the shipped file unless set.
+        # Memory categories and per-role allowlists (models/memories/categories.py): the shipped file unless set.
         self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
         for key, value in overrides.items():
             setattr(self, key, value)

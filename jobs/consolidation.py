@@ -1,4 +1,4 @@
-"""Daily consolidation (spec 003 §4): merge same-fact memories and resolve updates, off the hot path.
+"""Daily consolidation (docs/spec/003-memory-system.md §4): merge same-fact memories and resolve updates, off the hot path.
 
 Per agent, once a day, within caps:
 1. candidate pool: active non-core, non-journal memories created or updated in the last 72 h, or of
@@ -30,15 +30,15 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
-from models.agent import active_agent_ids
-from models.audit import new_op_id, write_audit
-from models.mutations import consolidate_memories, soft_delete_memories, update_memory
-from models.patches import SENSITIVE_FIELDS, context_field, write_context
-from models.refinement import core_totals
-from models.relations import pair_fingerprint
-from models.session import account_turn, finish_session, set_baseline, start_session
-from models.session import count as count_stat
-from models.writing import check_content
+from models.agents.agent import active_agent_ids
+from models.changes.mutations import consolidate_memories, soft_delete_memories, update_memory
+from models.changes.patches import SENSITIVE_FIELDS, context_field, write_context
+from models.history.audit import new_op_id, write_audit
+from models.history.session import account_turn, finish_session, set_baseline, start_session
+from models.history.session import count as count_stat
+from models.memories.writing import check_content
+from models.refinement.toolbox import core_totals
+from models.retrieval.relations import pair_fingerprint
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
 from .prefilter import Candidate, bands_for, passes, resolve

@@ -1,4 +1,4 @@
-"""Optional write paths of spec 003, each behind a configuration flag and capped.
+"""Optional write paths of docs/spec/003-memory-system.md, each behind a configuration flag and capped.
 
 - Procedural memory (§12, `PROCEDURAL_MEMORY=1`): a stable workflow saved as numbered imperative
   steps, type `procedural`, category `procedural`. Never part of the conversational prompt
@@ -11,7 +11,7 @@
   skipped (auto), a fact that changes one number of a memory the agent held before this turn updates
   that memory (audited, with an `update_resolution` record), anything else is written new (recreate;
   in the check band, the daily consolidation looks at the pair). A fact that sets a user-context field
-  goes through the consent policy (`models.patches.write_context`) instead. Offline: nothing is extracted.
+  goes through the consent policy (`models.changes.patches.write_context`) instead. Offline: nothing is extracted.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from models import (
     db,
     utcnow,
 )
-from models.audit import new_op_id, write_audit
-from models.categories import load_config
-from models.fields import CATEGORY, Importance
-from models.mutations import create_memory, update_memory
-from models.patches import FIELD_TAG_PREFIX, write_context
-from models.writing import WritingRuleViolation, check_content
+from models.changes.mutations import create_memory, update_memory
+from models.changes.patches import FIELD_TAG_PREFIX, write_context
+from models.history.audit import new_op_id, write_audit
+from models.memories.categories import load_config
+from models.memories.fields import CATEGORY, Importance
+from models.memories.writing import WritingRuleViolation, check_content
 
 from .embeddings import get_embedder
 from .llm import json_object, missing_endpoint, model_configured, model_for
@@ -142,7 +142,7 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
             if len(created) + len(updated) + len(held) >= room:
                 skipped += 1
                 continue
-            try:  # spec 003 §9 on this write path too: a fact that breaks a writing rule is not written
+            try:  # docs/spec/003-memory-system.md §9 on this write path too: a fact that breaks a writing rule is not written
                 text = check_content("semantic", fact.text)
             except WritingRuleViolation:
                 refused += 1

@@ -1,4 +1,4 @@
-"""Theory-of-mind insights (spec 003 §3): latent relational insights, in the background, never on a hot path.
+"""Theory-of-mind insights (docs/spec/003-memory-system.md §3): latent relational insights, in the background, never on a hot path.
 
 Per agent, at most once in 24 hours: the latest activity (≤ 5 episodic memories), new semantic
 memories (≤ 3 from the last 72 h) and a recent snippet (the latest journal, ≤ 1,000 characters) go
@@ -16,12 +16,12 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
-from models.agent import active_agent_ids
-from models.audit import new_op_id, write_audit
-from models.fields import Importance
-from models.mutations import create_memory
-from models.patches import corroborate_from_insight
-from models.writing import WritingRuleViolation, check_content
+from models.agents.agent import active_agent_ids
+from models.changes.mutations import create_memory
+from models.changes.patches import corroborate_from_insight
+from models.history.audit import new_op_id, write_audit
+from models.memories.fields import Importance
+from models.memories.writing import WritingRuleViolation, check_content
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
 
@@ -128,7 +128,7 @@ def tom_for_agent(agent_id: int) -> dict:
     created, corroborated, refused = [], [], 0
     with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
         for insight in parsed.insights:
-            try:  # the writing rules of spec 003 §9 hold on every write path, this one included
+            try:  # the writing rules of docs/spec/003-memory-system.md §9 hold on every write path, this one included
                 summary = check_content("insight", insight.summary)
             except WritingRuleViolation:
                 refused += 1

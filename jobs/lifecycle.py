@@ -1,4 +1,4 @@
-"""TTL lifecycle (spec 003 §7) for non-core, non-journal, non-pinned, non-constitutional memories
+"""TTL lifecycle (docs/spec/003-memory-system.md §7) for non-core, non-journal, non-pinned, non-constitutional memories
 not tagged audio, somatic or voice.
 
 Step one, expiry: a memory not read for 60 days whose importance is below the threshold is
@@ -17,7 +17,7 @@ from flask import current_app
 from sqlalchemy import case, func, select
 
 from models import AgentMemory, DomainError, db, utcnow
-from models.mutations import expire_memory, purge_memory
+from models.changes.mutations import expire_memory, purge_memory
 
 log = logging.getLogger(__name__)
 

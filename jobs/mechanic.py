@@ -13,8 +13,8 @@ import logging
 
 from infra.queues import get_rq
 from models import Agent, MechanicGrant, atomic, db
+from models.admins.mechanic import MAX_GRANT_MINUTES, decide_grant, expire_grants
 from models.errors import ValidationFailed
-from models.mechanic import MAX_GRANT_MINUTES, decide_grant, expire_grants
 
 from .llm import missing_endpoint, model_configured, model_for, parse_consent
 

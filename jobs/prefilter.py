@@ -1,4 +1,4 @@
-"""Merge bands and pre-filters for same-fact candidates (spec 003 §4, §10, §13), with no LLM: cheap
+"""Merge bands and pre-filters for same-fact candidates (docs/spec/003-memory-system.md §4, §10, §13), with no LLM: cheap
 tests that decide which pairs are worth a check at all, and the rules that resolve a pair without one.
 
 Bands, by the cosine of the two memories' vectors (README, "Update resolution"):
@@ -36,7 +36,7 @@ class MergeBands:
 
 
 SEMANTIC_BANDS = MergeBands(fallback_low=0.55, check_low=0.85)
-CONTEXT_BANDS = MergeBands(fallback_low=0.70, check_low=0.92)  # spec 003 §10: stricter for context updates
+CONTEXT_BANDS = MergeBands(fallback_low=0.70, check_low=0.92)  # docs/spec/003-memory-system.md §10: stricter for context updates
 COSINE_LOW = SEMANTIC_BANDS.fallback_low  # below this, two texts share too little to be one fact
 
 

@@ -1,4 +1,4 @@
-"""The consent and refinement prompts (spec 002: de-duplication first; zero operations is a good outcome).
+"""The consent and refinement prompts (docs/spec/002-refinement-lessons.md: de-duplication first; zero operations is a good outcome).
 
 Structure, most stable first so provider prompt caching works across turns: the global safety
 rules (not editable) → the agent's own refinement instructions (or the conservative default) →
@@ -8,7 +8,7 @@ token status → the ledger. The system message is built once per session and ne
 from __future__ import annotations
 
 from models import Agent, AgentMemory
-from models.refinement import HARD_CAP
+from models.refinement.toolbox import HARD_CAP
 
 DEFAULT_REFINEMENT_PROMPT = (
     "De-duplicate only. A memory is redundant ONLY if another memory already carries the same specific "

@@ -16,12 +16,12 @@ from sqlalchemy import select, update
 
 from infra.queues import get_rq
 from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
-from models.audit import new_op_id, write_audit
+from models.changes.mutations import dedup_for_agent
 from models.db import estimate_tokens
-from models.mutations import dedup_for_agent
-from models.refinement import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
-from models.session import account_turn, finish_session, set_baseline, start_session
-from models.session import count as count_stat
+from models.history.audit import new_op_id, write_audit
+from models.history.session import account_turn, finish_session, set_baseline, start_session
+from models.history.session import count as count_stat
+from models.refinement.toolbox import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
 
 from .chat import OFFLINE_LABEL
 from .ledger import MIN_MAX_TOKENS, LedgerEntry, Page, plan_pages

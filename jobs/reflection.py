@@ -16,10 +16,10 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, DomainError, atomic, db, utcnow
-from models.agent import active_agent_ids
-from models.audit import new_op_id, write_audit
-from models.memory import JOURNAL_WINDOW
-from models.mutations import update_memory
+from models.agents.agent import active_agent_ids
+from models.changes.mutations import update_memory
+from models.history.audit import new_op_id, write_audit
+from models.memories.memory import JOURNAL_WINDOW
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
 

@@ -1,10 +1,10 @@
-"""Embeddings per memory and the minimal relations layer (spec 003 §2).
+"""Embeddings per memory and the minimal relations layer (docs/spec/003-memory-system.md §2).
 
 On create or update of a semantic memory, its top-K neighbours among the agent's active memories
 with cosine ≥ `link_min` become edges (one per unordered pair, strength = score), audited as `link`.
 Neighbours are found with one NumPy matrix product over the agent's stored vectors. `link_pending`
 is the catch-up job for memories written without it (imports, older rows). Reading edges back is the
-query's: the ranking's relation boost (models/query.py) and `models.relations.neighbours`.
+query's: the ranking's relation boost (models/retrieval/query.py) and `models.retrieval.relations.neighbours`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from flask import current_app
 from sqlalchemy import insert, or_, select
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
-from models.audit import new_op_id, write_audits
 from models.db import binary_rows
+from models.history.audit import new_op_id, write_audits
 
 from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
 

@@ -16,7 +16,7 @@ from rq_scheduler import Scheduler
 
 from infra.config import SCHEDULE_DEFAULTS, schedule_cron
 from infra.queues import FAILURE_TTL, QUEUE_TIMEOUTS
-from models.patches import expire_patches
+from models.changes.patches import expire_patches
 
 from .consolidation import daily_consolidation
 from .insights import tom_insights

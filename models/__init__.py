@@ -4,12 +4,13 @@ Import order matters only for SQLAlchemy's mapper registry: every table is defin
 `db.metadata` is complete for Alembic and for `db.create_all()` in a scratch database.
 """
 
-from .agent import Agent
-from .audit import AuditContent, AuditLog
-from .changelog import ChangeLogEntry, ThreadRevision
-from .checkpoint import SupervisorCheckpoint
-from .db import atomic, db, estimate_tokens, utcnow
-from .errors import (
+from models.admins.mechanic import MechanicGrant, MechanicView
+from models.admins.sign_ins import SignInEvent
+from models.admins.user import User, create_admin
+from models.agents.agent import Agent
+from models.changes.patches import ProposedPatch
+from models.db import atomic, db, estimate_tokens, utcnow
+from models.errors import (
     ConstitutionalLocked,
     DomainError,
     FeatureDisabled,
@@ -18,17 +19,18 @@ from .errors import (
     RollbackConflict,
     ValidationFailed,
 )
-from .events import OpEvent
-from .langgraph_checkpoints import LangGraphBlob, LangGraphCheckpoint, LangGraphWrite
-from .langgraph_store import StoreItem
-from .mechanic import MechanicGrant, MechanicView
-from .memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
-from .patches import ProposedPatch
-from .query import search as search_memories  # also declares memory.query's indexes on agent_memories
-from .relations import MemoryEmbedding, MemoryRelation, PairFingerprint
-from .session import RefinementSession
-from .sign_ins import SignInEvent
-from .user import User, create_admin
+from models.history.audit import AuditContent, AuditLog
+from models.history.changelog import ChangeLogEntry, ThreadRevision
+from models.history.events import OpEvent
+from models.history.session import RefinementSession
+from models.integrations.checkpoint import SupervisorCheckpoint
+from models.integrations.langgraph_checkpoints import LangGraphBlob, LangGraphCheckpoint, LangGraphWrite
+from models.integrations.langgraph_store import StoreItem
+from models.memories.memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
+from models.retrieval.query import (
+    search as search_memories,  # also declares memory.query's indexes on agent_memories
+)
+from models.retrieval.relations import MemoryEmbedding, MemoryRelation, PairFingerprint
 
 __all__ = [
     "Agent",

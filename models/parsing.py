@@ -22,7 +22,7 @@ import re
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
 
-from .errors import DomainError
+from models.errors import DomainError
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from models import AgentMemory, AuditContent, AuditLog, db
-from models.audit import snapshot_values
+from models.history.audit import snapshot_values
 
 # Actions the mutation path applies only to an active memory, and the one only to a deleted memory.
 NEEDS_ACTIVE = frozenset({"update", "delete", "protect", "unprotect", "consolidate_source", "ttl_expire"})

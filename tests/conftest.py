@@ -18,7 +18,7 @@ from flask import Flask
 
 from console import create_app
 from models import Agent, db
-from models.mutations import create_memory
+from models.changes.mutations import create_memory
 
 DB_KIND = os.environ.get("TEST_DATABASE", "sqlite")
 PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -22,10 +22,16 @@ from models import (
     estimate_tokens,
     utcnow,
 )
-from models.access import flush_access, flush_all
-from models.mechanic import decide_grant, request_grant
-from models.mutations import create_memory, expire_memory, purge_memory, set_constitutional, update_memory
-from models.patches import expire_patches
+from models.admins.mechanic import decide_grant, request_grant
+from models.changes.mutations import (
+    create_memory,
+    expire_memory,
+    purge_memory,
+    set_constitutional,
+    update_memory,
+)
+from models.changes.patches import expire_patches
+from models.retrieval.access import flush_access, flush_all
 from tests.test_api_support import bearer, table_state
 
 
@@ -433,7 +439,7 @@ def test_delta_header_respects_the_allowlist_and_other_threads(client, make_agen
 
 def test_merges_and_deletes_by_other_paths_show_in_the_delta(client, supervisor, make_memory):
     agent, headers = supervisor
-    from models.mutations import consolidate_memories
+    from models.changes.mutations import consolidate_memories
 
     a = make_memory(agent, "Likes tea.", memory_type="core", category="preferences", thread_id="t1")
     b = make_memory(agent, "Likes tea!", memory_type="core", category="preferences", thread_id="t1")
@@ -493,7 +499,7 @@ def test_operational_events_are_recorded_for_query_create_update_merge_and_delet
     client, supervisor, make_memory
 ):
     agent, headers = supervisor
-    from models.mutations import consolidate_memories
+    from models.changes.mutations import consolidate_memories
 
     created = save(client, headers, content="The user likes figs.", user_id="u1", thread_id="t1").get_json()[
         "memory"
@@ -830,7 +836,7 @@ def test_constitutional_flag_set_in_a_session_is_visible_but_locked(client, supe
 
 def test_relation_edges_boost_ranking_when_the_relations_layer_is_installed(client, supervisor, make_memory):
     relations = pytest.importorskip(
-        "models.relations", reason="the relations layer (spec 003 §2) is not installed"
+        "models.retrieval.relations", reason="the relations layer (docs/spec/003-memory-system.md §2) is not installed"
     )
     agent, headers = supervisor
     plain = make_memory(agent, "The user grows basil on the balcony.", category="activity")

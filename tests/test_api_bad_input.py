@@ -9,8 +9,8 @@ import unicodedata
 import pytest
 
 from models import db
-from models.mutations import create_memory
-from models.patches import propose
+from models.changes.mutations import create_memory
+from models.changes.patches import propose
 from tests.test_api_support import bearer, table_state
 
 LONG = "x" * 10_001
@@ -331,7 +331,7 @@ def test_hostile_but_valid_text_is_plain_text(client, world):
         assert response.status_code == 201, response.get_json()
         created.append(response.get_json()["memory"]["id"])
         stored = client.get(f"/api/v1/memory/{created[-1]}", headers=headers).get_json()["content"]
-        assert stored == unicodedata.normalize("NFC", text)  # normalised (spec 003 §9), otherwise verbatim
+        assert stored == unicodedata.normalize("NFC", text)  # normalised (docs/spec/003-memory-system.md §9), otherwise verbatim
     for probe, expected in (
         (SQL, [created[0]]),
         ("\u05e9\u05dc\u05d5\u05dd", [created[1]]),

@@ -1,4 +1,4 @@
-"""The optional capture endpoints (spec 003 §12-13): off by default, validated, and writing only through the
+"""The optional capture endpoints (docs/spec/003-memory-system.md §12-13): off by default, validated, and writing only through the
 one mutation path (procedures at once, extracted facts from a worker)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Schemathesis generates valid and invalid requests for every operation and checks: no 5xx, every
 status code documented, every response body matching its schema and content type, required headers
 present, and schema-invalid requests rejected. `positive_data_acceptance` is not checked: writing
-rules (spec 003 §9), allowlists and consent legitimately refuse some schema-valid requests.
+rules (docs/spec/003-memory-system.md §9), allowlists and consent legitimately refuse some schema-valid requests.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from schemathesis.specs.openapi.checks import (
 
 from console.api import api
 from models import create_admin, db
-from models.mechanic import decide_grant, request_grant
-from models.mutations import create_memory
-from models.patches import propose
+from models.admins.mechanic import decide_grant, request_grant
+from models.changes.mutations import create_memory
+from models.changes.patches import propose
 from tests.test_api_support import bearer
 
 CHECKS = [

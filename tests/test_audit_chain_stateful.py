@@ -29,8 +29,8 @@ from hypothesis.stateful import (
 )
 
 from models import Agent, AgentMemory, AuditLog, DomainError, RefinementSession, db
-from models import mutations as mut
-from models import timemachine as tm
+from models.changes import mutations as mut
+from models.changes import timemachine as tm
 from tests.audit_chain import assert_audit_chains, assert_row_is, row_columns
 
 ADMIN = "admin:1"

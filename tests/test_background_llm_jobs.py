@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from jobs.insights import tom_for_agent
 from jobs.reflection import reflect_for_agent
 from models import AgentMemory, AuditLog, db, utcnow
-from models.mutations import create_memory
+from models.changes.mutations import create_memory
 from tests import scripted_llm as s
 
 

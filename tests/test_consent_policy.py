@@ -1,4 +1,4 @@
-"""The consent policy of spec 003 §10 as built (README, "Consent"): a benign user-context field applies only
+"""The consent policy of docs/spec/003-memory-system.md §10 as built (README, "Consent"): a benign user-context field applies only
 when two independent signals agree (a mention per thread, the user's chat acknowledgement, a confident
 theory-of-mind insight); a sensitive field waits for the user's consent whoever writes it."""
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from jobs.insights import tom_for_agent
 from models import AgentMemory, AuditLog, db
-from models.mutations import create_memory
-from models.patches import ProposedPatch
+from models.changes.mutations import create_memory
+from models.changes.patches import ProposedPatch
 from tests import scripted_llm as s
 
 TONE = "The user prefers short, direct replies."
@@ -137,7 +137,7 @@ def insight(field: str | None, confidence: float) -> s.Step:
 
 
 def test_a_confident_tom_insight_corroborates_the_pending_benign_proposal(tom_agent, llm):
-    from models.patches import write_context
+    from models.changes.patches import write_context
 
     agent = tom_agent
     patch, memory = write_context(
@@ -167,7 +167,7 @@ def test_a_confident_tom_insight_corroborates_the_pending_benign_proposal(tom_ag
 def test_an_insight_never_corroborates_when_unsure_sensitive_or_ambiguous(
     tom_agent, llm, field, confidence, competing
 ):
-    from models.patches import write_context
+    from models.changes.patches import write_context
 
     agent = tom_agent
     texts = [TONE, "The user prefers long, detailed replies."][: 2 if competing else 1]

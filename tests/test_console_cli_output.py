@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from console.cli.common import human
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, db
-from models.mutations import create_memory
+from models.changes.mutations import create_memory
 
 from .conftest import DB_KIND, PG_ADMIN_URL
 

@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from models import AuditLog, MechanicGrant, RefinementSession, db
-from models.mechanic import decide_grant, request_grant
+from models.admins.mechanic import decide_grant, request_grant
 from tests.browser.support import make_admin, signed_in
 
 STATE_CHANGING = {"POST", "PUT", "PATCH", "DELETE"}

@@ -11,8 +11,8 @@ from rq import SimpleWorker
 from jobs.mechanic import ask_mechanic_consent, expire_lapsed_grants
 from jobs.schedule import RECURRING
 from models import AuditLog, MechanicGrant, MechanicView, db, utcnow
-from models.mechanic import decide_grant, request_grant, revoke_grant
-from models.mutations import update_memory
+from models.admins.mechanic import decide_grant, request_grant, revoke_grant
+from models.changes.mutations import update_memory
 from tests import scripted_llm as s
 from tests.browser.support import make_admin, post, signed_in
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 from console.agents.outcome import session_outcome
 from jobs.refinement import run_refinement
 from models import AgentMemory, RefinementSession, db, utcnow
-from models.due import held_agents, over_budget_due
-from models.mutations import create_memory, set_constitutional
+from models.changes.mutations import create_memory, set_constitutional
+from models.refinement.due import held_agents, over_budget_due
 
 LATER = timedelta(days=2)  # past the scan's 24 h cool-down
 

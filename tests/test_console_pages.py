@@ -13,8 +13,8 @@ from rq import SimpleWorker
 from console.agents.planning import next_refinement
 from console.workers.board import exception_type
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
-from models.console_queries import core_token_series
-from models.mutations import soft_delete_memories, update_memory
+from models.changes.mutations import soft_delete_memories, update_memory
+from models.readmodels.console_queries import core_token_series
 from tests.browser.support import client_for, make_admin, post, signed_in
 from tests.job_fixtures import explode
 
@@ -338,7 +338,7 @@ def test_constitutional_toggle_is_audited_with_the_admins_id(web, admin, make_ag
 
 
 def _session_with_a_merge(agent, make_memory) -> tuple[RefinementSession, list[int]]:
-    from models.mutations import consolidate_memories
+    from models.changes.mutations import consolidate_memories
 
     ids = [make_memory(agent, f"The standup is at nine, version {i}.").id for i in range(3)]
     session = RefinementSession(agent_id=agent.id, trigger="test", status="running", started_at=utcnow())

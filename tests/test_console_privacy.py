@@ -26,8 +26,8 @@ import sqlalchemy as sa
 from rq import SimpleWorker
 
 from models import MechanicGrant, MechanicView, RefinementSession, db, utcnow
-from models.mechanic import decide_grant, request_grant, revoke_grant
-from models.mutations import (
+from models.admins.mechanic import decide_grant, request_grant, revoke_grant
+from models.changes.mutations import (
     consolidate_memories,
     create_memory,
     set_refinement_prompt,

@@ -29,8 +29,8 @@ import pytest
 import sqlalchemy as sa
 
 from models import Agent, AgentMemory, NotFound, RollbackConflict, db
-from models import mutations as mut
-from models import timemachine as tm
+from models.changes import mutations as mut
+from models.changes import timemachine as tm
 from tests.audit_chain import assert_audit_chain, assert_row_is, content_text, row_columns
 
 ROOT = Path(__file__).resolve().parent.parent

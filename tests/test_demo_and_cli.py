@@ -19,11 +19,16 @@ from console.cli.demo import seed as demo_seed
 from jobs.chat import OFFLINE_LABEL
 from jobs.offline import OfflineRefiner
 from models import Agent, AgentMemory, AuditContent, AuditLog, RefinementSession, User, db, utcnow
-from models.agent import hash_token
-from models.categories import load_config
-from models.memory import SNAPSHOT_FIELDS
-from models.mutations import consolidate_memories, dedup_for_agent, soft_delete_memories, update_memory
-from models.session import STATS
+from models.agents.agent import hash_token
+from models.changes.mutations import (
+    consolidate_memories,
+    dedup_for_agent,
+    soft_delete_memories,
+    update_memory,
+)
+from models.history.session import STATS
+from models.memories.categories import load_config
+from models.memories.memory import SNAPSHOT_FIELDS
 
 CANARY = "CANARY-7f3a"
 

@@ -1,4 +1,4 @@
-"""The memory fields' rules (models/fields.py): one table sizes the columns and refuses an over-long or
+"""The memory fields' rules (models/memories/fields.py): one table sizes the columns and refuses an over-long or
 malformed value on every write path (the agent API, a job through the mutation path, an import line,
 a model's tool call) with a validation error naming the field, before the database sees it. PostgreSQL
 is where an over-long value used to surface as a DataError at commit."""
@@ -11,8 +11,10 @@ import pytest
 import sqlalchemy as sa
 
 from models import AgentMemory, ValidationFailed, db
-from models.events import OpEvent
-from models.fields import (
+from models.changes.mutations import create_memory, update_memory
+from models.history.events import OpEvent
+from models.history.session import start_session
+from models.memories.fields import (
     CATEGORY,
     CONTENT,
     MAX_TAGS,
@@ -22,9 +24,7 @@ from models.fields import (
     TAG,
     TEXT_RULES,
 )
-from models.mutations import create_memory, update_memory
-from models.refinement import RefinementToolbox
-from models.session import start_session
+from models.refinement.toolbox import RefinementToolbox
 from tests.test_api_support import bearer, memory_rows
 
 # One over-long (or otherwise broken) value per ruled field, with a valid memory around it.

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models.mutations import soft_delete_memories
+from models.changes.mutations import soft_delete_memories
 from models.parsing import MAX_ID
 from tests.browser.support import make_admin, signed_in
 from tests.test_api_support import bearer

@@ -18,8 +18,9 @@ from rq import SimpleWorker
 
 from infra.queues import get_rq
 from jobs import embeddings, relations
-from models import MemoryEmbedding, db, query, vectors
-from models.mutations import create_memory, soft_delete_memories
+from models import MemoryEmbedding, db
+from models.changes.mutations import create_memory, soft_delete_memories
+from models.retrieval import query, vectors
 from tests.scripted_llm import Reply, error
 from tests.test_api_support import bearer
 
@@ -284,8 +285,8 @@ def test_the_matrix_picks_up_new_and_rewritten_vectors(app, make_agent, embedder
 def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_remains(
     app, make_agent, monkeypatch
 ):
-    """Long questions stay fast (models/term_stats.py): a word most memories hold is not searched by."""
-    from models import term_stats
+    """Long questions stay fast (models/retrieval/term_stats.py): a word most memories hold is not searched by."""
+    from models.retrieval import term_stats
 
     monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
     monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)

@@ -16,7 +16,7 @@ from rq.job import Job
 from jobs.lifecycle import ttl_lifecycle
 from jobs.triggers import QUEUE_UNREACHABLE, enqueue_refinement, reconcile_sessions
 from models import AgentMemory, AuditLog, ConstitutionalLocked, PairFingerprint, RefinementSession, db, utcnow
-from models.mutations import (
+from models.changes.mutations import (
     consolidate_memories,
     create_memory,
     expire_memory,
@@ -25,9 +25,9 @@ from models.mutations import (
     soft_delete_memories,
     update_memory,
 )
-from models.refinement import RefinementToolbox
-from models.session import set_baseline, start_session
-from models.timemachine import rollback_agent
+from models.changes.timemachine import rollback_agent
+from models.history.session import set_baseline, start_session
+from models.refinement.toolbox import RefinementToolbox
 from tests.conftest import DB_KIND
 
 ADMIN = "admin:1"

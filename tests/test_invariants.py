@@ -1,4 +1,4 @@
-"""The named tests of DESIGN.md invariants 1, 2, 8 and 10 for the guarded core."""
+"""The named tests of ARCHITECTURE.md invariants 1, 2, 8 and 10 for the guarded core."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from models import (
     db,
     utcnow,
 )
-from models.mutations import (
+from models.changes.mutations import (
     consolidate_memories,
     create_memory,
     dedup_for_agent,
@@ -497,8 +497,8 @@ def _aggregate(agent_id: int) -> tuple[int, int]:
 def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_sql(make_agent):
     """agents.core_tokens / core_count (migration 0005) are what the breaker and the scans read: they
     must equal the aggregate after any write, whoever makes it."""
-    from models.agent import core_totals
-    from models.timemachine import rollback_operation
+    from models.agents.agent import core_totals
+    from models.changes.timemachine import rollback_operation
 
     agent, other = make_agent(), make_agent()
 
@@ -578,8 +578,8 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
 
 
 def test_batched_dedup_keeps_one_op_per_agent_so_each_agent_rolls_back_alone(make_agent):
-    from models.mutations import dedup_for_agents
-    from models.timemachine import rollback_operation
+    from models.changes.mutations import dedup_for_agents
+    from models.changes.timemachine import rollback_operation
 
     a, b = make_agent(), make_agent()
     now = utcnow()

@@ -29,8 +29,8 @@ from jobs.maintenance import agents_with_duplicates, dedup_agent, dedup_all_agen
 from jobs.schedule import ID_PREFIX, RECURRING, reconcile
 from jobs.triggers import over_budget_scan, refinement_sweep
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
-from models.due import over_budget_due
-from models.mutations import soft_delete_memories
+from models.changes.mutations import soft_delete_memories
+from models.refinement.due import over_budget_due
 from tests.job_fixtures import echo, explode, process_ids
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -17,9 +17,9 @@ from jobs.ledger import MIN_MAX_TOKENS, line_tokens, plan_pages
 from jobs.prompts import ledger_line
 from jobs.refinement import run_refinement
 from models import AgentMemory, RefinementSession, db, utcnow
+from models.changes.mutations import create_memory
 from models.db import estimate_tokens
-from models.mutations import create_memory
-from models.refinement import HARD_CAP, TERMINATED_MESSAGE
+from models.refinement.toolbox import HARD_CAP, TERMINATED_MESSAGE
 from tests import scripted_llm as s
 
 LIMIT = MIN_MAX_TOKENS  # the smallest limit the product allows: a small ledger already needs two pages

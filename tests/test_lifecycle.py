@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from jobs.lifecycle import ttl_lifecycle
 from models import AgentMemory, AuditContent, AuditLog, db, utcnow
-from models.mutations import create_memory, restore_memory, soft_delete_memories
+from models.changes.mutations import create_memory, restore_memory, soft_delete_memories
 
 
 def _age(memory_id: int, days: int) -> None:

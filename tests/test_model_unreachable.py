@@ -17,9 +17,9 @@ from jobs.llm import missing_endpoint
 from jobs.mechanic import ask_mechanic_consent
 from jobs.reflection import reflect_for_agent
 from models import AgentMemory, AuditLog, db
-from models.mechanic import request_grant
-from models.mutations import create_memory
-from models.user import create_admin
+from models.admins.mechanic import request_grant
+from models.admins.user import create_admin
+from models.changes.mutations import create_memory
 
 
 def _no_endpoint(app, monkeypatch):

@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from jobs.prompts import ledger_line
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, AuditLog, RefinementSession, db, utcnow
-from models.mutations import create_memory
-from models.refinement import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox
+from models.changes.mutations import create_memory
+from models.refinement.toolbox import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox
 from tests import scripted_llm as s
 
 
@@ -262,7 +262,7 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
     memories = seed(agent, 6)
     create_memory(agent.id, "Keep this promise", actor="admin:seed", constitutional=True, tags=["vow"])
     soft_deleted = create_memory(agent.id, "Deleted secret", actor="admin:seed")
-    from models.mutations import soft_delete_memories
+    from models.changes.mutations import soft_delete_memories
 
     soft_delete_memories(agent.id, [soft_deleted.id], actor="admin:seed")
     llm.script = [s.consent(), s.tools(("search_memories", {"query": "memory"})), s.text("thinking"), s.complete("done")]
@@ -274,7 +274,7 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
     prompt = systems[0]["content"]
     assert prompt.index("DE-DUPLICATION") < prompt.index("## Your refinement instructions") < prompt.index(
         "## Token status") < prompt.index("## Your core memory ledger")
-    assert "Bias toward completing with zero operations" in prompt  # spec 002 default
+    assert "Bias toward completing with zero operations" in prompt  # docs/spec/002-refinement-lessons.md default
     assert ledger_line(memories[0]) in prompt
     first = memories[0]
     assert ledger_line(first) == (
@@ -288,7 +288,7 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
 
 
 def test_agent_refinement_prompt_replaces_the_default(agent, llm):
-    from models.agent_settings import set_refinement_prompt
+    from models.changes.agent_settings import set_refinement_prompt
 
     seed(agent, 3)
     set_refinement_prompt(agent.id, "Only merge exact quotes.")

@@ -17,7 +17,7 @@ from rq.job import Job
 
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, RefinementSession, db
-from models.mutations import create_memory
+from models.changes.mutations import create_memory
 from tests import scripted_llm as s
 
 ROOT = Path(__file__).resolve().parent.parent

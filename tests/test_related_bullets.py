@@ -1,4 +1,4 @@
-"""Spec 003 §2's read and write paths through the agent API: memory.query adds 1-2 related bullets, and a
+"""docs/spec/003-memory-system.md §2's read and write paths through the agent API: memory.query adds 1-2 related bullets, and a
 semantic memory saved through the API is linked to its neighbours by a maintenance worker."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from rq import SimpleWorker
 
 from infra.queues import get_rq
 from models import MemoryRelation, db, estimate_tokens
-from models.mutations import create_memory, soft_delete_memories
+from models.changes.mutations import create_memory, soft_delete_memories
 from tests.test_api_support import bearer
 
 

@@ -9,9 +9,9 @@ import sqlalchemy as sa
 from jobs.consolidation import consolidate_agent
 from jobs.relations import embed_memories, link_pending, link_related
 from models import AgentMemory, AuditLog, MemoryRelation, PairFingerprint, RefinementSession, db
-from models.mutations import create_memory, update_memory
-from models.relations import neighbours
-from models.timemachine import rollback_session
+from models.changes.mutations import create_memory, update_memory
+from models.changes.timemachine import rollback_session
+from models.retrieval.relations import neighbours
 from tests import scripted_llm as s
 
 

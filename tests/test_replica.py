@@ -18,8 +18,8 @@ import sqlalchemy as sa
 
 from console import create_app
 from models import AgentMemory, db
+from models.changes.mutations import create_memory, set_constitutional, update_memory
 from models.db import REPLICA, read_from_replica
-from models.mutations import create_memory, set_constitutional, update_memory
 from tests.audit_chain import assert_audit_chain
 from tests.browser.support import make_admin, post, signed_in
 from tests.conftest import DB_KIND

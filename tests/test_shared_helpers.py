@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from models import Agent, db
-from models.agent import active_agent_ids
+from models.agents.agent import active_agent_ids
 from models.db import LIKE_ESCAPE, like_pattern
 from models.parsing import BadInput, parse_utc
 

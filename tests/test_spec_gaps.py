@@ -9,8 +9,8 @@ import pytest
 import sqlalchemy as sa
 
 from models import AgentMemory, AuditLog, ChangeLogEntry, OpEvent, db, utcnow
-from models.access import flush_all
-from models.mutations import create_memory, expire_memory, soft_delete_memories
+from models.changes.mutations import create_memory, expire_memory, soft_delete_memories
+from models.retrieval.access import flush_all
 from tests.browser.support import make_admin, post, signed_in
 from tests.test_api_support import bearer, table_state
 
@@ -101,7 +101,7 @@ def test_restore_refuses_past_the_purge_date_locked_active_and_foreign_memories(
         assert (response.status_code, response.get_json()["error"]) == (status, code), memory_id
     assert table_state() == before
     # An admin may bring back the voice-tagged memory the agent may not.
-    from models.restore import restore_deleted
+    from models.changes.restore import restore_deleted
 
     assert restore_deleted(agent.id, voice.id, actor="admin:1").deleted_at is None
 
@@ -290,7 +290,7 @@ def test_a_link_is_an_event_and_a_history_entry_on_both_memories(client, supervi
     assert sorted(tuple(r) for r in links) == [("worker", first.id), ("worker", second.id)]
     assert db.session.scalar(sa.select(sa.func.count()).select_from(ChangeLogEntry)) == 0  # not a change
     # In the console's timeline a link is listed under the memory but offers no rollback: it changed no row.
-    from models.console_queries import timeline
+    from models.readmodels.console_queries import timeline
 
     ops = timeline(agent_id=agent.id, memory_id=first.id).ops
     assert [op.touches_memories for op in ops if op.records[0].action == "link"] == [False]

@@ -30,14 +30,14 @@ from models import (
     RefinementSession,
     RollbackConflict,
     ValidationFailed,
-    agent_settings,
     db,
     estimate_tokens,
     utcnow,
 )
-from models import mutations as mut
-from models import timemachine as tm
-from models.agent import core_totals
+from models.agents.agent import core_totals
+from models.changes import agent_settings
+from models.changes import mutations as mut
+from models.changes import timemachine as tm
 
 ADMIN = "admin:test"
 AGENT = "agent"

@@ -14,9 +14,9 @@ from jobs.consolidation import consolidate_agent
 from jobs.extraction import extract_facts
 from jobs.prefilter import SEMANTIC_BANDS, Candidate, passes, resolve
 from models import AgentMemory, AuditLog, db, utcnow
-from models.mutations import create_memory
-from models.patches import ProposedPatch
-from models.timemachine import rollback_session
+from models.changes.mutations import create_memory
+from models.changes.patches import ProposedPatch
+from models.changes.timemachine import rollback_session
 from tests import scripted_llm as s
 
 OLD = "Maya weighs 70 kg after the spring training block"

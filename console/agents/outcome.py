@@ -14,7 +14,7 @@ from flask import url_for
 
 from console.web.glossary import TRIGGERS
 from models import Agent, RefinementSession, db
-from models.due import held_agents
+from models.refinement.due import held_agents
 
 OPERATION_STATS = (
     ("consolidations", "merge", "merges"),

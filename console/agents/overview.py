@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models import Agent, MechanicGrant, RefinementSession, utcnow
-from models.console_queries import (
+from models.readmodels.console_queries import (
     MemoryStats,
     TokenSeries,
     active_grants_by_agent,
@@ -15,7 +15,7 @@ from models.console_queries import (
     session_marks,
     token_series,
 )
-from models.due import held_agents
+from models.refinement.due import held_agents
 
 from .history_cache import cached_histories
 from .planning import NextRun, next_refinement, recurring_next_runs

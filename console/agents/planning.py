@@ -1,6 +1,6 @@
 """When will an agent's next refinement run? A read-only forecast from the recurring schedule.
 
-The rules are the triggers' own (jobs/triggers.py, models/due.py): the over-budget scan queues an agent over
+The rules are the triggers' own (jobs/triggers.py, models/refinement/due.py): the over-budget scan queues an agent over
 budget unless a session started within the cool-down or its last session found nothing to do and
 no memory changed since (held); the weekly sweep queues an agent not
 refined within the week (or over budget). Next run times come from rq-scheduler in Redis; a
@@ -20,8 +20,8 @@ from rq_scheduler import Scheduler
 from infra.queues import get_rq
 from jobs.schedule import recurring, scheduled
 from models import Agent, RefinementSession
-from models.agent import REFINEMENT_INTERVAL
-from models.due import OVER_BUDGET_COOLDOWN
+from models.agents.agent import REFINEMENT_INTERVAL
+from models.refinement.due import OVER_BUDGET_COOLDOWN
 
 log = logging.getLogger(__name__)
 SWEEP, SCAN = "refinement-sweep", "over-budget-scan"

@@ -1,12 +1,12 @@
 """The agent page's storage panel: usage against MAX_MEMORIES_PER_AGENT and
-MAX_CHECKPOINT_BYTES_PER_AGENT (models/quotas.py). Loaded by the page as its own fragment, so the
+MAX_CHECKPOINT_BYTES_PER_AGENT (models/agents/quotas.py). Loaded by the page as its own fragment, so the
 page's other queries do not wait for the counts."""
 
 from __future__ import annotations
 
 from console.web.htmx import render
 from console.web.lookups import get_agent
-from models.quotas import usage
+from models.agents.quotas import usage
 
 from .blueprint import bp
 

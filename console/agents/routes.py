@@ -18,16 +18,16 @@ from console.web.lookups import get_agent
 from infra.queues import get_rq
 from jobs.triggers import enqueue_refinement
 from models import Agent, DomainError, db
-from models.agent_settings import update_agent_settings
-from models.console_queries import (
+from models.changes.agent_settings import update_agent_settings
+from models.history.session import SESSION_STATUSES
+from models.parsing import parse_id
+from models.readmodels.console_queries import (
     DASHBOARD_FILTERS,
     DASHBOARD_SORTS,
     dashboard_agents,
     recent_sessions,
     session_metadata,
 )
-from models.parsing import parse_id
-from models.session import SESSION_STATUSES
 
 from .blueprint import bp
 from .outcome import outcome_for

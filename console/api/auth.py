@@ -13,8 +13,8 @@ from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import MethodNotAllowed
 
 from models import Agent
-from models.access import flush_all, flush_due, start_flusher
-from models.categories import CategoryConfig, load_config
+from models.memories.categories import CategoryConfig, load_config
+from models.retrieval.access import flush_all, flush_due, start_flusher
 
 from .blueprint import bp
 

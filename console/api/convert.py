@@ -7,11 +7,11 @@ from typing import Any
 from sqlalchemy import func, select
 
 from models import AgentMemory, db
-from models.changelog import ChangeLogEntry
-from models.history import HistoryEvent
-from models.mechanic import MechanicGrant
+from models.admins.mechanic import MechanicGrant
+from models.changes.patches import ProposedPatch, signal_kinds
+from models.history.changelog import ChangeLogEntry
+from models.history.memory_history import HistoryEvent
 from models.parsing import parse_utc
-from models.patches import ProposedPatch, signal_kinds
 
 from .schemas import GrantOut, HistoryEventOut, MemoryOut, MemoryState, PatchOut
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from models import db, events
-from models.agent_settings import set_refinement_prompt, update_agent_settings
-from models.mechanic import MechanicGrant, revoke_grant
-from models.mutations import AGENT_ACTOR
+from models import db
+from models.admins.mechanic import MechanicGrant, revoke_grant
+from models.changes.agent_settings import set_refinement_prompt, update_agent_settings
+from models.changes.mutations import AGENT_ACTOR
+from models.history import events
 
 from .auth import allowed_categories, current_agent
 from .blueprint import api
@@ -51,7 +52,7 @@ def get_agent():
 @api.route(
     "/agent/refinement-prompt",
     "GET",
-    summary="Your self-authored refinement prompt (spec 002 C)",
+    summary="Your self-authored refinement prompt (docs/spec/002-refinement-lessons.md C)",
     tag="agent",
     responses={200: RefinementPromptOut},
 )

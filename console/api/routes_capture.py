@@ -1,4 +1,4 @@
-"""The optional capture paths of spec 003 §12-13, each behind its configuration flag: saving a workflow
+"""The optional capture paths of docs/spec/003-memory-system.md §12-13, each behind its configuration flag: saving a workflow
 as a procedural memory, and handing a long turn to the background multi-fact extraction."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class QueueUnavailable(DomainError):
     errors=(403, 404),
 )
 def create_procedure(body: ProcedureCreate):
-    """Spec 003 §12: an explicit trigger only. Stored as type and category `procedural`, so it stays out of the
+    """docs/spec/003-memory-system.md §12: an explicit trigger only. Stored as type and category `procedural`, so it stays out of the
     conversational prompt; roles whose allowlist has `procedural` fetch it with memory.query. A 404
     `feature_disabled` when the flag is off."""
     agent = current_agent()
@@ -54,7 +54,7 @@ def create_procedure(body: ProcedureCreate):
     errors=(404, 503),
 )
 def queue_extraction(body: TurnForExtraction):
-    """Spec 003 §13: the request only queues the turn (the hot path pays nothing for the model). A worker
+    """docs/spec/003-memory-system.md §13: the request only queues the turn (the hot path pays nothing for the model). A worker
     asks the agent's model for 1-5 durable facts and writes at most 3 per turn and 30 a day, skipping
     facts the agent already holds; without a model nothing is extracted. A 404 `feature_disabled` when
     the flag is off."""

@@ -1,15 +1,15 @@
 """LangGraph's checkpointer and store over the agent API (docs/integrations.md, docs/api.md).
 
-The checkpoint endpoints hold LangGraph's own data model (models/langgraph_checkpoints.py); the
+The checkpoint endpoints hold LangGraph's own data model (models/integrations/langgraph_checkpoints.py); the
 store endpoint maps items onto the caller's memories through the audited mutation path
-(models/langgraph_store.py). Everything is scoped by the caller's token, like the rest of the API.
+(models/integrations/langgraph_store.py). Everything is scoped by the caller's token, like the rest of the API.
 """
 
 from __future__ import annotations
 
 from models import NotFound, atomic
-from models import langgraph_checkpoints as lg
-from models import langgraph_store as store
+from models.integrations import langgraph_checkpoints as lg
+from models.integrations import langgraph_store as store
 
 from .auth import allowed_categories, category_config, current_agent
 from .blueprint import api

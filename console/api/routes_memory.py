@@ -1,4 +1,4 @@
-"""Memory writes (spec 003 §9, §10), history (§8) and the per-user export."""
+"""Memory writes (docs/spec/003-memory-system.md §9, §10), history (§8) and the per-user export."""
 
 from __future__ import annotations
 
@@ -13,20 +13,12 @@ from sqlalchemy import select
 from infra.queues import get_rq
 from jobs.embeddings import semantic_configured
 from jobs.relations import LINKED_TYPES, embed_written, link_related
-from models import (
-    AgentMemory,
-    ConstitutionalLocked,
-    ImmutableMemory,
-    NotFound,
-    ValidationFailed,
-    db,
-    events,
-    history,
-    mutations,
-    patches,
-    writing,
-)
-from models.restore import restore_deleted
+from models import AgentMemory, ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed, db
+from models.changes import mutations, patches
+from models.changes.restore import restore_deleted
+from models.history import events
+from models.history import memory_history as history
+from models.memories import writing
 
 from .auth import category_config, current_agent
 from .blueprint import api
@@ -49,7 +41,7 @@ log = logging.getLogger(__name__)
 
 
 def _link_soon(memory: AgentMemory) -> None:
-    """Spec 003 §2's write path: link a new or changed semantic memory to its neighbours. Done by a
+    """docs/spec/003-memory-system.md §2's write path: link a new or changed semantic memory to its neighbours. Done by a
     maintenance worker straight after the commit, so the request never pays for the embedding; if the
     queue is unreachable the every-10-minutes catch-up job links it instead. With a real embedder, any other
     memory gets its vector for memory.query's dense ranking the same way (`flask embeddings backfill`
@@ -130,7 +122,7 @@ def _proposed(patch) -> tuple[PatchProposed, int]:
     errors=(403, 409),
 )
 def create_memory(body: MemoryCreate):
-    """Content is normalised and checked against the writing rules of its type (spec 003 §9); a violation is
+    """Content is normalised and checked against the writing rules of its type (docs/spec/003-memory-system.md §9); a violation is
     a 422 whose `rule` names it. Saved through the one mutation path, audited, as actor `agent`. A memory
     that sets a user-context field (`field`) follows the consent policy: 201 once applied, else 202 with the
     held patch."""
@@ -138,7 +130,7 @@ def create_memory(body: MemoryCreate):
     category_config().check(agent.role, [body.category])
     if body.constitutional:
         raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
-    # The hot path's classify step (spec 003 §14): the writing rules, then whether the write applies now
+    # The hot path's classify step (docs/spec/003-memory-system.md §14): the writing rules, then whether the write applies now
     # (ok) or waits for the user's consent (skipped); a write the rules refuse is an error.
     classified = functools.partial(
         events.note, agent.id, "classify", node=events.node_for(AGENT, None, body.memory_type),
@@ -301,7 +293,7 @@ def restore_memory(memory_id: int):
 @api.route(
     "/memory/<int:memory_id>/history",
     "GET",
-    summary="A memory's history (spec 003 §8), newest first",
+    summary="A memory's history (docs/spec/003-memory-system.md §8), newest first",
     tag="memory",
     args=HistoryArgs,
     responses={200: HistoryOut},

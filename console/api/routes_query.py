@@ -1,13 +1,15 @@
-"""memory.query (spec 003 §6): the one retrieval call, with the delta header of spec 003 §1."""
+"""memory.query (docs/spec/003-memory-system.md §6): the one retrieval call, with the delta header of docs/spec/003-memory-system.md §1."""
 
 from __future__ import annotations
 
 import logging
 
 from jobs.embeddings import query_vector
-from models import DomainError, access, changelog, estimate_tokens, events, query, relations
-from models.categories import UNCATEGORIZED, from_wire
+from models import DomainError, estimate_tokens
 from models.db import read_from_replica
+from models.history import changelog, events
+from models.memories.categories import UNCATEGORIZED, from_wire
+from models.retrieval import access, query, relations
 
 from .auth import category_config, current_agent
 from .blueprint import api
@@ -46,7 +48,7 @@ def memory_query(body: MemoryQuery):
     agent = current_agent()  # authenticated on the primary, before any read may go to the replica
     read_from_replica()  # DATABASE_REPLICA_URL, when set: plain reads only (models/db.py, "read replica")
     filters = body.filters.model_dump(exclude_none=True) if body.filters else {}
-    # A query that asks for the delta header builds a turn's context (spec 003 §1): the `context` node.
+    # A query that asks for the delta header builds a turn's context (docs/spec/003-memory-system.md §1): the `context` node.
     node = "context" if body.since_rev is not None else "hotpath"
     try:
         if body.agent is not None and body.agent not in (agent.name, agent.role):

@@ -1,11 +1,11 @@
-"""Checkpoints (spec 003 §15), consent patches (spec 003 §10) and the OpenAPI document."""
+"""Checkpoints (docs/spec/003-memory-system.md §15), consent patches (docs/spec/003-memory-system.md §10) and the OpenAPI document."""
 
 from __future__ import annotations
 
 from flask import jsonify
 
-from models import patches
-from models.checkpoint import load_checkpoint, save_checkpoint
+from models.changes import patches
+from models.integrations.checkpoint import load_checkpoint, save_checkpoint
 
 from .auth import current_agent
 from .blueprint import api, bp

@@ -21,8 +21,8 @@ from pydantic import (
     model_validator,
 )
 
-from models.agent_settings import MAX_REFINEMENT_PROMPT_CHARS
-from models.fields import (  # the memory fields' rules, shared with the columns and every other path
+from models.changes.agent_settings import MAX_REFINEMENT_PROMPT_CHARS
+from models.memories.fields import (  # the memory fields' rules, shared with the columns and every other path
     SCOPE_ID,
     CategoryName,
     Content,
@@ -98,7 +98,7 @@ class QueryFilters(Request):
 
 
 class MemoryQuery(Request):
-    """spec 003 §6. Categories default to the caller's whole allowlist and its uncategorised memories;
+    """docs/spec/003-memory-system.md §6. Categories default to the caller's whole allowlist and its uncategorised memories;
     naming one outside the allowlist is a 403."""
 
     agent: Annotated[str, Field(min_length=1, max_length=120, pattern=NO_NUL)] | None = Field(
@@ -129,7 +129,7 @@ class MemoryQuery(Request):
     )
     related: Annotated[int, Field(ge=0, le=2)] = Field(
         default=2,
-        description="How many related bullets (memories linked to the results, spec 003 §2) to add; 0 for none.",
+        description="How many related bullets (memories linked to the results, docs/spec/003-memory-system.md §2) to add; 0 for none.",
     )
 
 
@@ -196,7 +196,7 @@ class QueryOut(Response):
 
 
 class MemoryCreate(Request):
-    """A new memory. Content is checked against spec 003 §9 for its type (422 naming the rule)."""
+    """A new memory. Content is checked against docs/spec/003-memory-system.md §9 for its type (422 naming the rule)."""
 
     content: Content
     memory_type: MemoryType = "semantic"
@@ -224,7 +224,7 @@ class MemoryCreate(Request):
 
 
 class ProcedureCreate(Request):
-    """A workflow as 1-12 steps in the imperative mood; saved as "Title:\n1. Step.\n2. Step." (spec 003 §12)."""
+    """A workflow as 1-12 steps in the imperative mood; saved as "Title:\n1. Step.\n2. Step." (docs/spec/003-memory-system.md §12)."""
 
     title: Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]
     steps: Annotated[
@@ -236,7 +236,7 @@ class ProcedureCreate(Request):
 
 
 class TurnForExtraction(Request):
-    """One conversation turn longer than 400 characters (spec 003 §13's trigger)."""
+    """One conversation turn longer than 400 characters (docs/spec/003-memory-system.md §13's trigger)."""
 
     turn: Annotated[str, Field(min_length=401, max_length=8000, pattern=NO_NUL)]
     user_id: Ident | None = None
@@ -384,7 +384,7 @@ class MemoryState(Response):
 
 class HistoryEventOut(Response):
     id: int
-    event: str = Field(description="ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK or TTL (spec 003 §8).")
+    event: str = Field(description="ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK or TTL (docs/spec/003-memory-system.md §8).")
     action: str
     actor: str
     session_id: int | None
@@ -445,7 +445,7 @@ class AgentOut(Response):
         description="The categories your role may read and write; your uncategorised memories are yours as well."
     )
     events: list[EventCountOut] = Field(
-        description="Operational events on your memory (spec 003 §14) by node and op, over the last 24 hours "
+        description="Operational events on your memory (docs/spec/003-memory-system.md §14) by node and op, over the last 24 hours "
         "and 7 days; content-free."
     )
 

@@ -23,8 +23,9 @@ from wtforms import EmailField, PasswordField, StringField
 from wtforms.validators import DataRequired, Length, Regexp
 
 from console.web.security import require_admin
-from models import User, db, sign_ins, utcnow
-from models.user import refuse_unknown_password, user_by_email
+from models import User, db, utcnow
+from models.admins import sign_ins
+from models.admins.user import refuse_unknown_password, user_by_email
 
 from .blueprint import bp
 

@@ -9,9 +9,9 @@ from flask.cli import with_appcontext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from models import Agent, DomainError, atomic, db
-from models.agent import DEFAULT_CORE_TOKEN_BUDGET
-from models.fields import CategoryName, Content, Ident, Importance, MemoryType, Role, Tags, UtcTime
-from models.mutations import create_memory
+from models.agents.agent import DEFAULT_CORE_TOKEN_BUDGET
+from models.changes.mutations import create_memory
+from models.memories.fields import CategoryName, Content, Ident, Importance, MemoryType, Role, Tags, UtcTime
 from models.parsing import describe_problems
 
 from .common import DomainErrorsAsMessages, emit, fail, resolve_agent
@@ -79,7 +79,7 @@ def list_agents() -> None:
 
 
 class ImportLine(BaseModel):
-    """One line of a memory import file: the memory fields' rules (models/fields.py), as on the API."""
+    """One line of a memory import file: the memory fields' rules (models/memories/fields.py), as on the API."""
 
     model_config = ConfigDict(extra="forbid", strict=False)
 

@@ -9,9 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from models import RefinementSession, db
-from models.console_queries import TimelineFilters, activity, agent_names, timeline
+from models.history.session import SESSION_STATUSES
 from models.parsing import MAX_ID
-from models.session import SESSION_STATUSES
+from models.readmodels.console_queries import TimelineFilters, activity, agent_names, timeline
 
 from .common import DomainErrorsAsMessages, emit, parse_when, resolve_agent
 

@@ -8,7 +8,8 @@ import click
 from flask.cli import with_appcontext
 
 from models import DomainError, create_admin, db
-from models.timemachine import (
+from models.admins.user import set_admin_password, user_by_email
+from models.changes.timemachine import (
     plan_agent_rollback,
     plan_operation_rollback,
     plan_session_rollback,
@@ -16,7 +17,6 @@ from models.timemachine import (
     rollback_operation,
     rollback_session,
 )
-from models.user import set_admin_password, user_by_email
 
 from .common import CommandWithMessages, DomainErrorsAsMessages, emit, fail, parse_when, resolve_agent
 

@@ -12,9 +12,9 @@ from console.web.htmx import page_number, redirect_to, render
 from console.web.lookups import get_agent
 from jobs.mechanic import enqueue_consent
 from models import DomainError, MechanicGrant, db
-from models.console_queries import grant_contents, grants_with_views, pending_or_active_grant
-from models.mechanic import MAX_GRANT_MINUTES, record_view, request_grant, revoke_grant
+from models.admins.mechanic import MAX_GRANT_MINUTES, record_view, request_grant, revoke_grant
 from models.parsing import parse_id
+from models.readmodels.console_queries import grant_contents, grants_with_views, pending_or_active_grant
 
 from .blueprint import bp
 

@@ -8,10 +8,10 @@ from flask_login import current_user
 from console.web.htmx import is_htmx, page_number, redirect_to, render
 from console.web.lookups import get_agent
 from models import MEMORY_TYPES, DomainError, db
-from models.console_queries import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
-from models.mechanic import active_grant
-from models.mutations import set_constitutional
-from models.restore import restore_deleted
+from models.admins.mechanic import active_grant
+from models.changes.mutations import set_constitutional
+from models.changes.restore import restore_deleted
+from models.readmodels.console_queries import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
 
 from .blueprint import bp
 
@@ -119,7 +119,7 @@ def toggle_constitutional(agent_id: int, memory_id: int):
 
 @bp.post("/agents/<int:agent_id>/memories/<int:memory_id>/restore")
 def restore(agent_id: int, memory_id: int):
-    """Bring back a soft-deleted memory through the agent API's own path (`models.restore`), audited with
+    """Bring back a soft-deleted memory through the agent API's own path (`models.changes.restore`), audited with
     the admin's id; the row re-renders itself (its error, if refused, names ids only)."""
     agent = get_agent(agent_id)
     error = None

@@ -10,8 +10,8 @@ from typing import Any
 
 from console.web import glossary
 from models import Agent, User
-from models.console_queries import TimelineOp
-from models.mutations import EDITABLE_FIELDS
+from models.changes.mutations import EDITABLE_FIELDS
+from models.readmodels.console_queries import TimelineOp
 
 SETTINGS = ("core_token_budget", "min_retention", "mechanic_preconsent", "model_id", "base_url")
 WORDS = {"trigger", "status", "scope", "decided_by"}

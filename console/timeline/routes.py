@@ -13,7 +13,19 @@ from console.web.glossary import ACTIONS
 from console.web.htmx import redirect_to, render
 from console.web.lookups import get_agent
 from models import Agent, AuditLog, DomainError, NotFound, db
-from models.console_queries import (
+from models.admins.mechanic import active_grant, record_view
+from models.changes.timemachine import (
+    RollbackPlan,
+    RollbackResult,
+    plan_agent_rollback,
+    plan_operation_rollback,
+    plan_session_rollback,
+    rollback_agent,
+    rollback_operation,
+    rollback_session,
+)
+from models.parsing import BadInput, parse_id, parse_utc
+from models.readmodels.console_queries import (
     TimelineFilters,
     TimelinePage,
     activity,
@@ -25,18 +37,6 @@ from models.console_queries import (
     timeline,
     undoers,
     users_by_id,
-)
-from models.mechanic import active_grant, record_view
-from models.parsing import BadInput, parse_id, parse_utc
-from models.timemachine import (
-    RollbackPlan,
-    RollbackResult,
-    plan_agent_rollback,
-    plan_operation_rollback,
-    plan_session_rollback,
-    rollback_agent,
-    rollback_operation,
-    rollback_session,
 )
 
 from .blueprint import bp
@@ -274,7 +274,7 @@ def _confirm(rollback: _Rollback):
 
 
 def _apply(rollback: _Rollback):
-    """POST: apply it (audited as one operation by models/timemachine.py), or show the refusal."""
+    """POST: apply it (audited as one operation by models/changes/timemachine.py), or show the refusal."""
     try:
         result = rollback.apply(current_user.actor)
     except DomainError as err:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# Audit actions (models/mutations.py, models/timemachine.py, jobs/*): what an operation did.
+# Audit actions (models/changes/mutations.py, models/changes/timemachine.py, jobs/*): what an operation did.
 ACTIONS: Mapping[str, str] = {
     "create": "created",
     "import": "imported",
@@ -79,7 +79,7 @@ TRIGGERS: Mapping[str, str] = {
     "test": "a test",
 }
 
-# Session statistics (models.session.STATS keys): short labels.
+# Session statistics (models.history.session.STATS keys): short labels.
 STATS: Mapping[str, str] = {
     "dedup_removed": "exact duplicates removed before the session",
     "dedup_tokens": "tokens those duplicates held",

@@ -1,4 +1,4 @@
-"""One helper decides fragment or full page from the HX-Request header (STYLE.md, HTMX)."""
+"""One helper decides fragment or full page from the HX-Request header."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from flask_login import current_user, logout_user
 from werkzeug.wrappers import Response
 
 from console.extensions import login_manager
-from models import sign_ins
-from models.user import user_by_session_token
+from models.admins import sign_ins
+from models.admins.user import user_by_session_token
 
 from .htmx import is_htmx
 

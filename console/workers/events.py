@@ -1,9 +1,9 @@
-"""The jobs page's memory-event counts (spec 003 §14), read by `workers/_events.html` through a template
+"""The jobs page's memory-event counts (docs/spec/003-memory-system.md §14), read by `workers/_events.html` through a template
 global, so the query runs only where that partial renders, not on every poll of the board."""
 
 from __future__ import annotations
 
-from models import events
+from models.history import events
 
 from .blueprint import bp
 

@@ -10,7 +10,7 @@ Create Date: 2026-11-23
 - `langgraph_writes`: pending writes per (agent, thread, namespace, checkpoint, task, index).
 - `langgraph_store_items`: the (namespace, key) of a LangGraph store item and the memory holding it.
 
-`size_bytes` on the first three is what the per-agent checkpoint quota counts (models/quotas.py).
+`size_bytes` on the first three is what the per-agent checkpoint quota counts (models/agents/quotas.py).
 Every table belongs to an agent with ON DELETE CASCADE; store items also cascade from their memory
 (a TTL purge removes the row).
 """

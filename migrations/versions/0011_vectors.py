@@ -5,7 +5,7 @@ Revises: 0010
 Create Date: 2026-11-23
 
 memory.query keeps each agent's vectors (`memory_embeddings`, float32 bytes, unchanged) as an
-in-process matrix and refreshes it with the rows embedded since its last look (models/vectors.py):
+in-process matrix and refreshes it with the rows embedded since its last look (models/retrieval/vectors.py):
 `WHERE agent_id = :agent AND created_at >= :since`. This index makes that an index range scan that
 usually finds nothing, instead of a read of every vector of the agent.
 """

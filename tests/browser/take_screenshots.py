@@ -38,10 +38,10 @@ def main(outdir: Path) -> None:
     from jobs.refinement import run_refinement
     from jobs.schedule import reconcile
     from models import Agent, AgentMemory, RefinementSession, db, utcnow
-    from models.agent_settings import update_agent_settings
-    from models.mechanic import request_grant
-    from models.mutations import soft_delete_memories
-    from models.timemachine import rollback_agent, rollback_session
+    from models.admins.mechanic import request_grant
+    from models.changes.agent_settings import update_agent_settings
+    from models.changes.mutations import soft_delete_memories
+    from models.changes.timemachine import rollback_agent, rollback_session
     from tests.browser.live import LiveServer, chromium, sign_in
     from tests.browser.support import ADMIN_EMAIL, ADMIN_PASSWORD, make_admin
 

@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, MechanicGrant, MechanicView, RefinementSession, db, utcnow
-from models.agent_settings import update_agent_settings
-from models.mechanic import revoke_grant
-from models.mutations import create_memory
+from models.admins.mechanic import revoke_grant
+from models.changes.agent_settings import update_agent_settings
+from models.changes.mutations import create_memory
 
 from .live import sign_in
 from .support import ADMIN_EMAIL, ADMIN_PASSWORD, fresh

@@ -16,10 +16,10 @@ from rq import SimpleWorker, Worker
 from console.cli.demo import seed_demo
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, AuditLog, MechanicGrant, db, utcnow
-from models.agent_settings import update_agent_settings
-from models.due import over_budget_due
-from models.mutations import create_memory
-from models.timemachine import rollback_operation
+from models.changes.agent_settings import update_agent_settings
+from models.changes.mutations import create_memory
+from models.changes.timemachine import rollback_operation
+from models.refinement.due import over_budget_due
 from tests.job_fixtures import explode
 
 from .support import fresh

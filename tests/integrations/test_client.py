@@ -7,8 +7,8 @@ import pytest
 
 from console.api import api
 from memconsole_client import OPERATIONS, AsyncClient, Client, errors, models
-from models import mutations
-from models.patches import propose
+from models.changes import mutations
+from models.changes.patches import propose
 from tests.integrations import aio
 
 

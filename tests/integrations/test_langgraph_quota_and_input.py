@@ -126,7 +126,7 @@ def _batch(client, headers, *ops):
 
 
 def test_store_search_examines_at_most_max_scan_items_under_a_prefix(client, make_agent, monkeypatch):
-    from models import langgraph_store
+    from models.integrations import langgraph_store
 
     monkeypatch.setattr(langgraph_store, "MAX_SCAN", 2)
     headers = bearer(make_agent(role="supervisor"))
@@ -140,7 +140,7 @@ def test_store_search_examines_at_most_max_scan_items_under_a_prefix(client, mak
 
 
 def test_a_json_value_rewritten_as_prose_comes_back_as_its_text(client, make_agent):
-    from models import mutations
+    from models.changes import mutations
 
     agent = make_agent(role="supervisor")
     headers = bearer(agent)

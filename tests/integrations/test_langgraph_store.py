@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 
 from memconsole_client.errors import Conflict, ConstitutionalLocked, Forbidden
 from memconsole_client.langgraph import ConsoleStore
-from models import AgentMemory, AuditLog, StoreItem, db, mutations
+from models import AgentMemory, AuditLog, StoreItem, db
+from models.changes import mutations
 from tests.integrations import aio
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from models import mutations
+from models.changes import mutations
 from tests.integrations import aio
 
 SERVER = Path(sys.executable).with_name("memconsole-mcp")

@@ -23,9 +23,8 @@ from sqlalchemy import func, select
 
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, atomic, content_hash, db, utcnow
-from models.agent_settings import update_agent_settings
-from models.categories import load_config
-from models.mutations import (
+from models.changes.agent_settings import update_agent_settings
+from models.changes.mutations import (
     create_memory,
     dedup_for_agent,
     restore_memory,
@@ -33,6 +32,7 @@ from models.mutations import (
     soft_delete_memories,
     update_memory,
 )
+from models.memories.categories import load_config
 
 from .data import (
     ADMIN_ACTOR,

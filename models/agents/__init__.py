@@ -1,0 +1,1 @@
+"""Agents, the owners of memories, and the storage quotas they answer to."""

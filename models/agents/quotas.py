@@ -1,0 +1,131 @@
+"""Storage quotas per agent: the one place that decides whether an agent may store more (README,
+"Security").
+
+- `MAX_MEMORIES_PER_AGENT` (default 100,000): active memories (soft-deleted ones do not count; they
+  are restorable history, not the agent's working memory). `create_memory` checks it first, so every
+  write path — the API, imports, jobs — is held to it. Refused: 409 `quota_exceeded`.
+- `MAX_CHECKPOINT_BYTES_PER_AGENT` (default 64 MiB): the compact-JSON bytes of all the agent's
+  checkpoints together, counting a replaced one's new size instead of its old. Refused: 413
+  `quota_exceeded`. `check_checkpoint_bytes` is what any checkpoint store calls before it writes.
+
+Both errors name the setting and its value. The limits come from the app's config; outside an app
+(a script) the defaults hold. Two writers racing at the very edge may both pass: a quota bounds
+storage, it is not a ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, has_app_context
+from sqlalchemy import func, select
+
+from models.db import db
+from models.errors import DomainError
+
+DEFAULTS = {"MAX_MEMORIES_PER_AGENT": 100_000, "MAX_CHECKPOINT_BYTES_PER_AGENT": 64 * 1024 * 1024}
+# Every table that holds an agent's checkpoint bytes: (model, agent column, size column). A new
+# checkpoint store adds itself with `register_checkpoint_table` so usage counts it too.
+_CHECKPOINT_TABLES: list[tuple[type, str, str]] = []
+
+
+class QuotaExceeded(DomainError):
+    code = "quota_exceeded"
+    http_status = 409
+
+
+class CheckpointQuotaExceeded(QuotaExceeded):
+    http_status = 413
+
+
+def limit(name: str) -> int:
+    if has_app_context():
+        return int(current_app.config.get(name, DEFAULTS[name]))
+    return DEFAULTS[name]
+
+
+def register_checkpoint_table(
+    model: type, agent_column: str = "agent_id", size_column: str = "size_bytes"
+) -> None:
+    if (model, agent_column, size_column) not in _CHECKPOINT_TABLES:
+        _CHECKPOINT_TABLES.append((model, agent_column, size_column))
+
+
+def memory_count(agent_id: int) -> int:
+    from models.memories.memory import AgentMemory
+
+    return db.session.scalar(
+        select(func.count())
+        .select_from(AgentMemory)
+        .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
+    ) or 0
+
+
+def checkpoint_bytes(agent_id: int, *, excluding: dict | None = None) -> int:
+    """Bytes of the agent's checkpoints in every registered store. `excluding`: {model: where-clause}
+    for a row about to be replaced."""
+    total = 0
+    for model, agent_column, size_column in _CHECKPOINT_TABLES:
+        stmt = select(func.coalesce(func.sum(getattr(model, size_column)), 0)).where(
+            getattr(model, agent_column) == agent_id
+        )
+        if excluding and model in excluding:
+            stmt = stmt.where(~excluding[model])
+        total += int(db.session.scalar(stmt) or 0)
+    return total
+
+
+def check_memory_count(agent_id: int, adding: int = 1) -> None:
+    """Refuse (409) a write that would take the agent past MAX_MEMORIES_PER_AGENT active memories."""
+    cap = limit("MAX_MEMORIES_PER_AGENT")
+    count = memory_count(agent_id)
+    if count + adding > cap:
+        raise QuotaExceeded(
+            f"agent {agent_id} holds {count:,} memories; the limit is {cap:,} (MAX_MEMORIES_PER_AGENT). "
+            "Delete or consolidate memories first.",
+            limit="MAX_MEMORIES_PER_AGENT",
+            limit_value=cap,
+            used=count,
+        )
+
+
+def check_checkpoint_bytes(agent_id: int, adding_bytes: int, *, replacing: dict | None = None) -> None:
+    """Refuse (413) a checkpoint write that would take the agent's stored checkpoint bytes past
+    MAX_CHECKPOINT_BYTES_PER_AGENT. `replacing`: {model: where-clause} for the row the write replaces,
+    whose old size then does not count."""
+    cap = limit("MAX_CHECKPOINT_BYTES_PER_AGENT")
+    used = checkpoint_bytes(agent_id, excluding=replacing)
+    if used + adding_bytes > cap:
+        raise CheckpointQuotaExceeded(
+            f"agent {agent_id} stores {used:,} bytes of checkpoints; {adding_bytes:,} more would pass the "
+            f"limit of {cap:,} (MAX_CHECKPOINT_BYTES_PER_AGENT). Delete old threads' checkpoints first.",
+            limit="MAX_CHECKPOINT_BYTES_PER_AGENT",
+            limit_value=cap,
+            used=used,
+        )
+
+
+@dataclass(frozen=True)
+class Usage:
+    memories: int
+    max_memories: int
+    checkpoint_bytes: int
+    max_checkpoint_bytes: int
+
+    @property
+    def memories_share(self) -> float:
+        return self.memories / self.max_memories if self.max_memories else 0.0
+
+    @property
+    def checkpoint_share(self) -> float:
+        return self.checkpoint_bytes / self.max_checkpoint_bytes if self.max_checkpoint_bytes else 0.0
+
+
+def usage(agent_id: int) -> Usage:
+    """What the console shows on the agent page: usage against both quotas."""
+    return Usage(
+        memories=memory_count(agent_id),
+        max_memories=limit("MAX_MEMORIES_PER_AGENT"),
+        checkpoint_bytes=checkpoint_bytes(agent_id),
+        max_checkpoint_bytes=limit("MAX_CHECKPOINT_BYTES_PER_AGENT"),
+    )

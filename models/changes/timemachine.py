@@ -1,0 +1,352 @@
+"""The Time Machine: exact rollback of one operation, a refinement session, or an agent to a point in time.
+
+A rollback reads the audit log, never the current rows' text: for every memory the chosen records
+touched, the state to restore is the `before` snapshot of the earliest of those records (no
+snapshot means the memory did not exist yet, so it is soft-deleted). Every restored row gets
+every column back (content, flags, timestamps, deleted_at). The rollback writes its own audit
+records under a fresh op_id, so it can itself be rolled back.
+
+Rolling back an operation or a session refuses when a later change touched the same memory
+(`RollbackConflict`): restoring over it would silently lose that later change. Rolling an agent
+back to a point in time covers every later change by construction.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from models.changes.mutations import _check_actor
+from models.db import atomic, db, guard_privilege, utcnow
+from models.errors import NotFound, RollbackConflict, ValidationFailed
+from models.history.audit import (
+    AuditContent,
+    AuditLog,
+    _content_ref,
+    content_sha,
+    file_contents,
+    latest_contents,
+    new_op_id,
+    restore_fields,
+    snapshot_values,
+    write_audits,
+)
+from models.history.session import RefinementSession
+from models.memories.memory import SNAPSHOT_FIELDS, AgentMemory
+from models.parsing import to_utc
+
+
+@dataclass
+class MemoryChange:
+    """What a rollback will do to one memory: metadata only, safe to show anyone."""
+
+    memory_id: int
+    action: str  # restore | remove | unrecoverable
+    tokens_now: int
+    tokens_after: int
+    active_now: bool
+    active_after: bool
+
+
+@dataclass
+class RollbackPlan:
+    agent_id: int
+    scope: dict[str, Any]
+    record_ids: list[int]
+    targets: OrderedDict[int, dict | None]
+    changes: list[MemoryChange] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Counts and token deltas for a confirm step (no content)."""
+
+        def core_tokens(change: MemoryChange, after: bool) -> int:
+            return change.tokens_after if after else change.tokens_now
+
+        return {
+            "records": len(self.record_ids),
+            "memories": len(self.changes),
+            "restored": sum(c.action == "restore" for c in self.changes),
+            "removed": sum(c.action == "remove" for c in self.changes),
+            "unrecoverable": [c.memory_id for c in self.changes if c.action == "unrecoverable"],
+            "active_delta": sum(int(c.active_after) - int(c.active_now) for c in self.changes),
+            "core_token_delta": sum(core_tokens(c, True) - core_tokens(c, False) for c in self.changes),
+        }
+
+
+@dataclass
+class RollbackResult:
+    op_id: str | None
+    agent_id: int
+    scope: dict[str, Any]
+    summary: dict[str, Any]
+    tokens_before: int
+    tokens_after: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "op_id": self.op_id,
+            "agent_id": self.agent_id,
+            **self.scope,
+            **self.summary,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+        }
+
+
+def _core_tokens(active: bool, memory_type: str | None, tokens: int | None) -> int:
+    return int(tokens or 0) if active and memory_type == "core" else 0
+
+
+def _changes_row(record: AuditLog) -> bool:
+    """Only records with a snapshot describe a row change; metadata-only records never drive a rollback."""
+    return record.memory_id is not None and (record.before is not None or record.after is not None)
+
+
+def _plan(
+    agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool, lock: bool = False
+) -> RollbackPlan:
+    records = sorted((r for r in records if _changes_row(r) and r.agent_id == agent_id), key=lambda r: r.id)
+    targets: OrderedDict[int, dict | None] = OrderedDict()
+    for record in records:
+        targets.setdefault(record.memory_id, record.before)  # earliest record wins: the state before it
+    plan = RollbackPlan(agent_id=agent_id, scope=scope, record_ids=[r.id for r in records], targets=targets)
+    if not targets:
+        return plan
+    # Applying: lock the rows first, so no change can slip in between the conflict check and the restore.
+    # Every lookup by memory id is also by agent: an id names one memory of one agent, and this
+    # rollback may only ever touch the agent whose records it replays.
+    stmt = (
+        select(AgentMemory)
+        .where(AgentMemory.id.in_(list(targets)), AgentMemory.agent_id == agent_id)
+        .order_by(AgentMemory.id)
+    )
+    if lock:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    rows = {m.id: m for m in db.session.scalars(stmt).all()}
+    if check_conflicts:
+        ids = set(plan.record_ids)
+        later = sorted(
+            {
+                r.memory_id
+                for r in db.session.scalars(
+                    select(AuditLog)
+                    .where(AuditLog.memory_id.in_(list(targets)), AuditLog.agent_id == agent_id)
+                    .where(AuditLog.id > min(ids))
+                    .where(AuditLog.id.not_in(ids))
+                )
+                if _changes_row(r)
+            }
+        )
+        if later:
+            raise RollbackConflict(
+                "later changes touched the same memories ("
+                + ", ".join(f"#{i}" for i in sorted(later))
+                + "); roll those back first, or roll the agent back to a point in time",
+                memory_ids=sorted(later),
+            )
+    for memory_id, target in targets.items():
+        row = rows.get(memory_id)
+        if row is None:  # purged: its text is gone for good, and the purge said so in the log
+            plan.changes.append(MemoryChange(memory_id, "unrecoverable", 0, 0, False, False))
+            continue
+        now_active = row.deleted_at is None
+        now_tokens = _core_tokens(now_active, row.memory_type, row.token_estimate)
+        if target is None:
+            plan.changes.append(MemoryChange(memory_id, "remove", now_tokens, 0, now_active, False))
+        else:
+            after_active = target.get("deleted_at") is None
+            after_tokens = _core_tokens(after_active, target.get("memory_type"), target.get("token_estimate"))
+            plan.changes.append(
+                MemoryChange(memory_id, "restore", now_tokens, after_tokens, now_active, after_active)
+            )
+    return plan
+
+
+def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
+    """Apply a plan (see `_restore`) with the database guard open: a rollback writes back exactly what
+    the audit log recorded, constitutional rows included (migration 0008)."""
+    with guard_privilege("timemachine"):
+        return _restore(plan, actor)
+
+
+def _restore(plan: RollbackPlan, actor: str) -> RollbackResult:
+    """Apply a plan whose rows `_plan` has locked. Set-based: the rows, their current content
+    references and the target texts are read once for all memories; new text references and the
+    audit records are written in multi-row INSERTs; so a rollback costs a handful of round trips
+    whatever it touches."""
+    agent_id = plan.agent_id
+    tokens_before = _agent_core_tokens(agent_id)
+    op_id = new_op_id()
+    ids = [c.memory_id for c in plan.changes if c.action != "unrecoverable"]
+    rows = (
+        {
+            m.id: m
+            for m in db.session.scalars(
+                select(AgentMemory).where(AgentMemory.id.in_(ids), AgentMemory.agent_id == agent_id)
+            )
+        }
+        if ids
+        else {}
+    )
+    current = latest_contents(ids) if ids else {}
+    wanted = {t["content_ref"] for m, t in plan.targets.items() if m in rows and t is not None}
+    # The target texts, into the identity map (held here: it keeps objects only weakly), so
+    # restore_fields reads none of them again.
+    texts = (
+        db.session.scalars(select(AuditContent).where(AuditContent.id.in_(wanted))).all() if wanted else []
+    )
+    pending: list[tuple[AgentMemory, dict, dict]] = []  # (row, before, after without its content_ref)
+    for change in plan.changes:
+        if change.action == "unrecoverable":
+            continue
+        row = rows[change.memory_id]
+        target = plan.targets[change.memory_id]
+        ref, sha = current.get(row.id, (None, None))
+        if content_sha(row) != sha:  # text changed outside the mutation path, or never filed: file it now
+            ref, sha = _content_ref(row, True), content_sha(row)
+        before = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
+        if target is None:
+            if row.deleted_at is None:
+                now = utcnow()
+                # The row did not exist at the restore point. Clear the lock first, in its own
+                # statement: the database refuses to soft-delete a row that is still constitutional.
+                if row.constitutional:
+                    row.constitutional = False
+                    db.session.flush()
+                row.deleted_at = now
+                row.updated_at = now
+        else:
+            values = restore_fields(target)
+            if values["content"] is None:  # text redacted by a purge: nothing exact to restore
+                change.action = "unrecoverable"
+                continue
+            if row.constitutional and row.deleted_at is None and values["deleted_at"] is not None:
+                row.constitutional = False
+                db.session.flush()
+            for name, value in values.items():
+                setattr(row, name, value)
+        after = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
+        if content_sha(row) != sha:
+            after["content_ref"] = None  # filed below, with the others
+        elif after == before:  # already in the target state: nothing changed, nothing to record
+            continue
+        pending.append((row, before, after))
+    del texts
+    db.session.flush()  # the restored rows, before their texts and audit records
+    refiled = [row for row, _, after in pending if after["content_ref"] is None]
+    new_refs = dict(zip((r.id for r in refiled), file_contents(refiled), strict=True))
+    records = []
+    for row, before, after in pending:
+        if after["content_ref"] is None:
+            after["content_ref"] = new_refs[row.id]
+        records.append(
+            {
+                "op_id": op_id, "actor": actor, "action": "rollback", "agent_id": agent_id, "memory_id": row.id,
+                "before": before, "after": after, "data": {"rollback_of": plan.scope},
+            }
+        )  # fmt: skip
+    write_audits(records)
+    return RollbackResult(
+        op_id=op_id if records else None,  # only if a record carries it: otherwise nothing to roll back
+        agent_id=agent_id,
+        scope=plan.scope,
+        summary=plan.summary,
+        tokens_before=tokens_before,
+        tokens_after=_agent_core_tokens(agent_id),
+    )
+
+
+def _agent_core_tokens(agent_id: int) -> int:
+    from models.agents.agent import core_totals
+
+    return core_totals(agent_id)[0]
+
+
+# ----- selecting what to roll back -----
+
+
+def _op_records(op_id: str) -> tuple[int, list[AuditLog], dict]:
+    if not isinstance(op_id, str) or not op_id:
+        raise ValidationFailed("an operation id is required")
+    records = db.session.scalars(select(AuditLog).where(AuditLog.op_id == op_id).order_by(AuditLog.id)).all()
+    if not records:
+        raise NotFound(f"operation {op_id} not found")
+    if not any(_changes_row(r) for r in records):
+        raise ValidationFailed(f"operation {op_id} changed no memory; there is nothing to roll back")
+    return records[0].agent_id, list(records), {"rollback_of": "operation", "target_op_id": op_id}
+
+
+def _session_records(session_id: int) -> tuple[int, list[AuditLog], dict]:
+    session = db.session.get(RefinementSession, session_id) if isinstance(session_id, int) else None
+    if session is None:
+        raise NotFound(f"refinement session {session_id} not found")
+    records = db.session.scalars(
+        select(AuditLog)
+        .where(AuditLog.session_id == session_id, AuditLog.memory_id.is_not(None))
+        .order_by(AuditLog.id)
+    ).all()
+    return session.agent_id, list(records), {"rollback_of": "session", "session_id": session_id}
+
+
+def _point_in_time_records(agent_id: int, to: datetime) -> tuple[int, list[AuditLog], dict]:
+    if not isinstance(to, datetime):
+        raise ValidationFailed("a point in time is required")
+    to = to_utc(to)
+    records = db.session.scalars(
+        select(AuditLog)
+        .where(AuditLog.agent_id == agent_id, AuditLog.created_at > to, AuditLog.memory_id.is_not(None))
+        .order_by(AuditLog.id)
+    ).all()
+    return agent_id, list(records), {"rollback_of": "point_in_time", "to": to.isoformat()}
+
+
+def plan_operation_rollback(op_id: str) -> RollbackPlan:
+    agent_id, records, scope = _op_records(op_id)
+    return _plan(agent_id, records, scope, check_conflicts=True)
+
+
+def plan_session_rollback(session_id: int) -> RollbackPlan:
+    agent_id, records, scope = _session_records(session_id)
+    return _plan(agent_id, records, scope, check_conflicts=True)
+
+
+def plan_agent_rollback(agent_id: int, to: datetime) -> RollbackPlan:
+    agent_id, records, scope = _point_in_time_records(agent_id, to)
+    return _plan(agent_id, records, scope, check_conflicts=False)
+
+
+def rollback_operation(op_id: str, *, actor: str) -> RollbackResult:
+    """Undo one call of the mutation path (all its records), e.g. one consolidation or one rollback."""
+    _check_actor(actor)
+    with atomic():
+        agent_id, records, scope = _op_records(op_id)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
+
+
+def rollback_audit_record(audit_id: int, *, actor: str) -> RollbackResult:
+    """Undo the operation an audit record belongs to."""
+    record = db.session.get(AuditLog, audit_id) if isinstance(audit_id, int) else None
+    if record is None:
+        raise NotFound(f"audit record {audit_id} not found")
+    return rollback_operation(record.op_id, actor=actor)
+
+
+def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
+    """Undo every memory change a refinement session made, in one transaction."""
+    _check_actor(actor)
+    with atomic():
+        agent_id, records, scope = _session_records(session_id)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
+
+
+def rollback_agent(agent_id: int, to: datetime, *, actor: str) -> RollbackResult:
+    """Put every memory of the agent back as it was at `to` (UTC)."""
+    _check_actor(actor)
+    with atomic():
+        agent_id, records, scope = _point_in_time_records(agent_id, to)
+        return _apply(_plan(agent_id, records, scope, check_conflicts=False, lock=True), actor)

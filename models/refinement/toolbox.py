@@ -1,0 +1,428 @@
+"""The Knife: the tools an agent's model may call inside a refinement session, and their guards.
+
+Every call goes through `RefinementToolbox.call`, which never raises for anything the model
+sends: a refusal is a small JSON object the model can read, and it changes nothing. The rules
+that make a session safe are enforced here, in code, whatever the model asks:
+
+- the hard cap: at most 10 applied mutating operations (consolidate, update, delete, protect);
+- the circuit breaker: after every mutating operation, active core tokens and count are compared
+  with the session's start; below the agent's `min_retention` the whole session is rolled back
+  in the same transaction as the operation that tripped it, the session is marked terminated,
+  and every later call answers "session rolled back, terminated" and changes nothing;
+- the locks of the mutation path (constitutional, immutable tags, own memories only).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from sqlalchemy import bindparam, select, update
+
+from models.agents.agent import Agent, core_totals
+from models.changes.mutations import (
+    AGENT_ACTOR,
+    consolidate_memories,
+    create_memory,
+    set_constitutional,
+    soft_delete_memories,
+    update_memory,
+)
+from models.changes.timemachine import rollback_session
+from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
+from models.errors import DomainError
+from models.history.audit import new_op_id, write_audit
+from models.history.session import RefinementSession, finish_session
+from models.history.session import count as count_stat
+from models.memories.fields import Content
+from models.memories.memory import AgentMemory
+from models.parsing import MAX_ID, describe_problems
+
+HARD_CAP = 10
+MAX_IDS_PER_CALL = 10
+MAX_SEARCH_RESULTS = 50
+MAX_SUMMARY_CHARS = 2000
+TERMINATED_MESSAGE = "session rolled back, terminated"
+
+MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class NoNextPage(DomainError):
+    code = "no_next_page"
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchArgs(_Args):
+    """Find your active core memories containing a keyword (case-insensitive), optionally by origin date."""
+
+    query: str = Field(min_length=1, max_length=200, description="Keyword or phrase; % and _ are literal.")
+    since: str | None = Field(
+        default=None, description="Origin date from (YYYY-MM-DD or ISO 8601), inclusive."
+    )
+    until: str | None = Field(
+        default=None, description="Origin date until (YYYY-MM-DD or ISO 8601), inclusive."
+    )
+
+
+class ConsolidateArgs(_Args):
+    """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
+
+    ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Memory ids to merge.")
+    new_content: Content = Field(description="The one memory replacing them.")
+
+
+class UpdateArgs(_Args):
+    """Tighten the phrasing of one memory without changing its meaning."""
+
+    id: MemoryId
+    content: Content = Field(description="The new wording.")
+
+
+class DeleteArgs(_Args):
+    """Delete a memory that is an exact duplicate of another (rare). Pass `id` or `ids`, not both."""
+
+    id: MemoryId | None = None
+    ids: list[MemoryId] | None = Field(default=None, min_length=1, max_length=MAX_IDS_PER_CALL)
+
+
+class ProtectArgs(_Args):
+    """Mark a memory constitutional: it can never be deleted or consolidated afterwards."""
+
+    id: MemoryId
+
+
+class CompleteArgs(_Args):
+    """End the session with a brief summary. Zero operations is a good outcome."""
+
+    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS)
+
+    @field_validator("summary")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("summary is empty")
+        return value.strip()
+
+
+class NextPageArgs(_Args):
+    """Move to the next page of your ledger (offered only when your ledger comes in pages). The next page
+    replaces this one in your prompt; operations already applied stay, and the limits count for the whole
+    session."""
+
+
+TOOL_ARGS: dict[str, type[_Args]] = {
+    "search_memories": SearchArgs,
+    "consolidate_memories": ConsolidateArgs,
+    "update_memory": UpdateArgs,
+    "delete_memory": DeleteArgs,
+    "protect_memory": ProtectArgs,
+    "complete_refinement": CompleteArgs,
+    "next_page": NextPageArgs,
+}
+# Offered to the model only when the session's ledger is paged (README, "Large ledgers").
+PAGED_ONLY = frozenset({"next_page"})
+MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
+# Operations that cannot change the active core tokens or count: the breaker has nothing to check.
+RETENTION_NEUTRAL = frozenset({"protect_memory"})
+
+
+def tool_specs(paged: bool = False) -> list[dict[str, Any]]:
+    """The OpenAI function tools, generated from the same models that validate the calls; `next_page`
+    only when the ledger comes in pages."""
+    specs = []
+    for name, model in TOOL_ARGS.items():
+        if name in PAGED_ONLY and not paged:
+            continue
+        schema = model.model_json_schema()
+        schema.pop("title", None)
+        schema.pop("description", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        specs.append(
+            {
+                "type": "function",
+                "function": {"name": name, "description": model.__doc__.strip(), "parameters": schema},
+            }
+        )
+    return specs
+
+
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"ok": False, "error": code, "message": message, **extra}
+
+
+def _parse_day(value: str | None, field: str, end: bool):
+    # The one parser for untrusted times (models/parsing.py): a bare `until` date means the whole day.
+    from models.parsing import BadInput, parse_utc
+
+    try:
+        return parse_utc(value, field=field, end_of_day=end)
+    except BadInput as err:
+        raise DomainError(f"{field} must be a date like 2025-03-01") from err
+
+
+class RefinementToolbox:
+    """Executes one session's tool calls. Holds no state of its own: the session row is the truth,
+    so a call from a new process after a crash sees the same cap, counts and termination."""
+
+    def __init__(self, session_id: int) -> None:
+        self.session_id = session_id
+
+    def _session(self) -> RefinementSession:
+        """The session as an ORM object, row-locked and fresh: for closing it (rare); calls use `_state`."""
+        session = db.session.get(
+            RefinementSession, self.session_id, populate_existing=True, with_for_update=True
+        )
+        if session is None:
+            raise LookupError(f"refinement session {self.session_id} not found")
+        return session
+
+    def _state(self) -> SessionState:
+        """What a tool call reads of its session, row-locked, in one Core statement (an ORM load and the
+        flush of its changes were a third of a call's cost)."""
+        row = db.session.execute(_STATE_LOCK, {"id": self.session_id}).first()
+        if row is None:
+            raise LookupError(f"refinement session {self.session_id} not found")
+        return SessionState(*row)
+
+    def _save(self, state: SessionState, read: tuple[int, dict]) -> None:
+        """Write the call's changes to the session's counters, if it made any; the session's ORM copy, if
+        one is loaded (the session loop's), sees them as a fresh load would."""
+        if (state.ops_count, state.stats) == read:
+            return
+        values = {"ops_count": state.ops_count, "stats": state.stats}
+        db.session.execute(_STATE_SAVE, {"session": self.session_id, **values})
+        refresh_loaded(RefinementSession, self.session_id, values)
+
+    def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
+        """Run one tool call. Never raises for model input; returns a JSON-able result."""
+        try:
+            with atomic(propagates=True):  # _call catches no DomainError: a refusal undoes the whole call
+                return self._call(name, arguments)
+        except DomainError as err:
+            return _error(err.code, err.message, **err.details)
+
+    def _call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
+        session = self._state()
+        if session.status == "terminated":
+            return _error("terminated", TERMINATED_MESSAGE)
+        if session.status != "running":
+            return _error(
+                "session_closed", f"this session is {session.status}; no further calls are accepted"
+            )
+        if name not in TOOL_ARGS:
+            return _error("unknown_tool", f"unknown tool {name!r}", tools=sorted(TOOL_ARGS))
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError as err:
+                return _error(
+                    "bad_arguments", f"arguments are not valid JSON ({err.msg} at column {err.colno})"
+                )
+        if not isinstance(arguments, dict):
+            return _error("bad_arguments", "arguments must be a JSON object")
+        try:
+            args = TOOL_ARGS[name].model_validate(arguments)
+        except ValidationError as err:
+            return _error("bad_arguments", describe_problems(err, "arguments"))
+        if name in MUTATING and session.ops_count >= HARD_CAP:
+            return _error(
+                "hard_cap",
+                f"hard cap reached: at most {HARD_CAP} operations per session; call complete_refinement now",
+            )
+        read = (session.ops_count, dict(session.stats))
+        handler = getattr(self, f"_{name}")
+        result = handler(session, args)
+        if name in MUTATING:
+            session.ops_count += 1
+        self._save(session, read)
+        if name in MUTATING and name not in RETENTION_NEUTRAL and self._breaker_tripped(session):
+            return self._terminate()
+        return {"ok": True, **result}
+
+    # ----- the tools -----
+
+    def _search_memories(self, session: SessionState, args: SearchArgs) -> dict[str, Any]:
+        stmt = AgentMemory.active_core(session.agent_id).where(
+            AgentMemory.content.ilike(like_pattern(args.query), escape=LIKE_ESCAPE)
+        )
+        since, until = _parse_day(args.since, "since", False), _parse_day(args.until, "until", True)
+        if since is not None:
+            stmt = stmt.where(AgentMemory.created_at >= since)
+        if until is not None:
+            stmt = stmt.where(AgentMemory.created_at <= until)
+        rows = db.session.scalars(stmt.limit(MAX_SEARCH_RESULTS + 1)).all()
+        return {
+            "count": min(len(rows), MAX_SEARCH_RESULTS),
+            "truncated": len(rows) > MAX_SEARCH_RESULTS,
+            "results": [ledger_entry(m) for m in rows[:MAX_SEARCH_RESULTS]],
+        }
+
+    def _consolidate_memories(self, session: SessionState, args: ConsolidateArgs) -> dict[str, Any]:
+        merged = consolidate_memories(
+            session.agent_id, args.ids, args.new_content, actor=AGENT_ACTOR, session_id=session.id
+        )
+        count_stat(session, "consolidations", 1)
+        count_stat(session, "consolidated", len(args.ids))
+        return {
+            "consolidated": args.ids,
+            "new_id": merged.id,
+            "created_at": merged.created_at.date().isoformat(),
+        }
+
+    def _update_memory(self, session: SessionState, args: UpdateArgs) -> dict[str, Any]:
+        memory = update_memory(
+            session.agent_id, args.id, actor=AGENT_ACTOR, session_id=session.id, content=args.content
+        )
+        count_stat(session, "updated", 1)
+        return {"updated": memory.id, "tokens": memory.token_estimate}
+
+    def _delete_memory(self, session: SessionState, args: DeleteArgs) -> dict[str, Any]:
+        if (args.id is None) == (args.ids is None):
+            raise DomainError("pass either id or ids")
+        ids = [args.id] if args.id is not None else list(args.ids)
+        soft_delete_memories(
+            session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement"
+        )
+        count_stat(session, "deleted", len(ids))
+        return {"deleted": ids}
+
+    def _protect_memory(self, session: SessionState, args: ProtectArgs) -> dict[str, Any]:
+        set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
+        count_stat(session, "protected", 1)
+        return {"protected": args.id}
+
+    def _next_page(self, session: SessionState, args: NextPageArgs) -> dict[str, Any]:
+        # The page plan is the session loop's; the row records how many pages there are and how many
+        # the model has turned, so the loop (and a call after a crash) reads the same position.
+        stats = session.stats or {}
+        pages, turned = int(stats.get("ledger_pages", 0)), int(stats.get("ledger_pages_turned", 0))
+        if pages <= 1:
+            raise NoNextPage("your ledger fits in one page: there is no next page")
+        if turned + 1 >= pages:
+            raise NoNextPage(
+                f"this is the last page ({pages} of {pages}); call complete_refinement when you are done"
+            )
+        count_stat(session, "ledger_pages_turned", 1)
+        return {
+            "page": turned + 2,
+            "pages": pages,
+            "message": "the next page replaces this one in your prompt",
+        }
+
+    def _complete_refinement(self, state: SessionState, args: CompleteArgs) -> dict[str, Any]:
+        if self._breaker_tripped(state):
+            return self._terminate()
+        session = self._session()
+        tokens, count = core_totals(session.agent_id)
+        create_memory(
+            session.agent_id,
+            f"Refinement session: {args.summary}",
+            actor=AGENT_ACTOR,
+            memory_type="journal",
+            session_id=session.id,
+            action="refinement_journal",
+        )
+        finish_session(session, "completed", totals=(tokens, count), summary=args.summary)
+        write_audit(
+            op_id=new_op_id(),
+            actor=AGENT_ACTOR,
+            action="refinement_complete",
+            agent_id=session.agent_id,
+            session_id=session.id,
+            data={
+                "ops": session.ops_count,
+                "stats": dict(session.stats or {}),
+                "summary_chars": len(args.summary),
+            },
+        )
+        db.session.get(Agent, session.agent_id).last_refinement_at = session.finished_at
+        return {
+            "status": "completed",
+            "ops": session.ops_count,
+            "tokens_before": session.tokens_before,
+            "tokens_after": tokens,
+        }
+
+    def close_incomplete(self, reason: str) -> None:
+        """End a session the model never completed: keep its operations unless the breaker trips now."""
+        with atomic():
+            session = self._session()
+            if session.status != "running":
+                return
+            if self._breaker_tripped(session):
+                self._terminate()
+                return
+            finish_session(session, "incomplete", totals=core_totals(session.agent_id), error=reason)
+
+    # ----- the guards -----
+
+    def _breaker_tripped(self, session: RefinementSession | SessionState) -> bool:
+        # One primary-key read: the threshold and the totals the database triggers maintain (O(1)).
+        threshold, tokens, count = db.session.execute(
+            select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
+                Agent.id == session.agent_id
+            )
+        ).one()
+        start_tokens, start_count = session.tokens_before or 0, session.count_before or 0
+        return (start_tokens > 0 and tokens < threshold * start_tokens) or (
+            start_count > 0 and count < threshold * start_count
+        )
+
+    def _terminate(self) -> dict[str, Any]:
+        """Roll the whole session back in this same transaction and close it for good."""
+        session = self._session()  # after `_save`: the object holds this call's counters too
+        tokens, count = core_totals(session.agent_id)
+        rollback_session(session.id, actor="system:circuit-breaker")
+        error = (
+            f"circuit breaker: retention fell to {tokens}/{session.tokens_before} tokens and "
+            f"{count}/{session.count_before} memories (threshold {db.session.get(Agent, session.agent_id).min_retention:.0%});"
+            " session rolled back"
+        )
+        finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)
+        count_stat(session, "breaker_trips")
+        return _error("terminated", TERMINATED_MESSAGE)
+
+
+@dataclass
+class SessionState:
+    """The columns of a refinement session a tool call reads, and the two it changes (ops_count, stats)."""
+
+    id: int
+    agent_id: int
+    status: str
+    ops_count: int
+    stats: dict
+    tokens_before: int | None
+    count_before: int | None
+
+    def __post_init__(self) -> None:
+        self.stats = dict(self.stats or {})  # count_stat replaces it; the read copy stays as read
+
+
+_SESSIONS = RefinementSession.__table__
+# Built once, bound at execution. FOR UPDATE: one call of a session at a time (SQLite: the write lock
+# atomic() took already serialises them).
+_STATE_LOCK = (
+    select(*(_SESSIONS.c[f.name] for f in fields(SessionState)))
+    .where(_SESSIONS.c.id == bindparam("id"))
+    .with_for_update()
+)
+_STATE_SAVE = update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session"))
+
+
+def ledger_entry(memory: AgentMemory) -> dict[str, Any]:
+    """One memory as the agent's own model sees it (tool results only; never shown to humans)."""
+    return {
+        "id": memory.id,
+        "date": memory.created_at.date().isoformat(),
+        "tokens": memory.token_estimate,
+        "constitutional": memory.constitutional,
+        "tags": list(memory.tags or []),
+        "content": memory.content,
+    }

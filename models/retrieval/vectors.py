@@ -1,0 +1,239 @@
+"""Dense vectors for memory.query: each agent's stored embeddings as one in-process matrix.
+
+Vectors live in `memory_embeddings` (float32 bytes in a plain column, on SQLite and PostgreSQL alike:
+pgvector is not needed). A web process keeps, per (agent, embedding model), the agent's vectors as one
+float32 matrix and answers "which memories are nearest to this query vector" with one matrix-vector
+product (exact search, no approximate index). The matrix is:
+
+- loaded on the agent's first dense query (one indexed read of the agent's rows);
+- refreshed incrementally, at most once every REFRESH_SECONDS per agent: only rows embedded since the
+  last refresh (`memory_embeddings.created_at`, indexed with the agent by migration 0011) are read,
+  written over their old row or appended;
+- rebuilt from scratch after RELOAD_SECONDS, which drops the rows of memories deleted meanwhile;
+- bounded: all agents' matrices together stay under `VECTOR_CACHE_MB` (default 512) per process, the
+  least recently queried agent evicted first. One agent costs n x dims x 4 bytes: 100,000 memories of
+  384 dimensions (all-MiniLM-L6-v2) are 154 MB.
+
+The matrix is only a way to find candidates: memory.query passes their ids to its one SQL statement,
+which applies the agent, soft-deletion, the allowlist and every filter again (models/retrieval/query.py). A
+stale row (a memory deleted, moved to another category) can therefore cost a candidate, never leak
+one; rows are loaded with `agent_id = :agent` only, so another agent's vector is never in the matrix.
+The `user_id` of each row is kept so a request scoped to one user (nearly all of them) ranks that
+user's memories only, however many other users the agent serves.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+from flask import current_app
+from sqlalchemy import select
+
+from models.db import binary_rows, db, utcnow
+from models.memories.memory import AgentMemory
+from models.retrieval.relations import MemoryEmbedding
+
+REFRESH_SECONDS = 1.0  # how stale a matrix may be: one cheap indexed query per agent per second at most
+RELOAD_SECONDS = 3600.0  # a full rebuild, dropping deleted memories' rows
+# Each refresh reads the rows stamped since the previous refresh began, less this margin: a worker stamps
+# created_at just before its batch commits, so a row can become visible a moment after its stamp. Only
+# ids and stamps are read for that window; vectors cross the wire only for rows new or changed since.
+MARGIN = timedelta(seconds=10)
+NO_USER = -1
+
+
+
+
+class AgentMatrix:
+    """One agent's vectors of one model: rows in arrival order, grown geometrically, rewritten in place."""
+
+    def __init__(self, agent_id: int, model: str) -> None:
+        self.agent_id, self.model = agent_id, model
+        self.dims = 0
+        self.count = 0
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.users = np.zeros(0, dtype=np.int32)
+        self.position: dict[int, int] = {}
+        self.user_codes: dict[str, int] = {}
+        self.refreshed_at = datetime.min  # when the last refresh began (UTC, the clock of the stamps)
+        self.stamps: dict[int, datetime] = {}  # created_at of the rows stamped within the margin
+        self.loaded_at = 0.0
+        self.checked_at = 0.0
+        self.lock = threading.Lock()
+
+    @property
+    def nbytes(self) -> int:
+        return self.matrix.nbytes + self.ids.nbytes + self.users.nbytes
+
+    def _select(self, *columns):
+        e, m = MemoryEmbedding, AgentMemory
+        return (
+            select(*columns)
+            .join(m, m.id == e.memory_id)
+            .where(e.agent_id == self.agent_id, m.agent_id == self.agent_id, e.model == self.model)
+        )
+
+    def refresh(self, now: float) -> None:
+        """Bring the matrix up to date (see the module docstring). Caller holds `lock`."""
+        if self.loaded_at and now - self.checked_at < REFRESH_SECONDS:
+            return
+        e, m = MemoryEmbedding, AgentMemory
+        vector_columns = (e.memory_id, e.vector, e.created_at, m.user_id)
+        started = utcnow()
+        if not self.loaded_at or now - self.loaded_at >= RELOAD_SECONDS:
+            # A full load: only what can be found at all.
+            rows = binary_rows(
+                self._select(*vector_columns).where(m.deleted_at.is_(None), e.content_hash == m.content_hash)
+            )
+            self.count, self.position, self.user_codes, self.stamps = 0, {}, {}, {}
+            self.loaded_at = now
+        else:
+            since = self.refreshed_at - MARGIN
+            recent = db.session.execute(
+                self._select(e.memory_id, e.created_at).where(e.created_at >= since)
+            ).all()
+            wanted = [memory_id for memory_id, stamp in recent if self.stamps.get(memory_id) != stamp]
+            rows = []
+            for start in range(0, len(wanted), 1000):
+                chunk = wanted[start : start + 1000]
+                rows += binary_rows(self._select(*vector_columns).where(e.memory_id.in_(chunk)))
+        self._upsert(rows)
+        # Remember only the stamps the next refresh's window can still show: bounded.
+        self.stamps = {k: v for k, v in self.stamps.items() if v >= started - MARGIN}
+        self.refreshed_at, self.checked_at = started, now
+
+    def _grow(self, needed: int) -> None:
+        capacity = self.matrix.shape[0]
+        if needed <= capacity and self.matrix.shape[1] == self.dims:
+            return
+        capacity = max(needed, int(capacity * 1.5), 64)
+        matrix = np.zeros((capacity, self.dims), dtype=np.float32)
+        ids = np.zeros(capacity, dtype=np.int64)
+        users = np.full(capacity, NO_USER, dtype=np.int32)
+        if self.matrix.shape[1] == self.dims:
+            matrix[: self.count], ids[: self.count], users[: self.count] = (
+                self.matrix[: self.count],
+                self.ids[: self.count],
+                self.users[: self.count],
+            )
+        # Readers hold their own references: swapping whole arrays never shows them a half-copied one.
+        self.matrix, self.ids, self.users = matrix, ids, users
+
+    def _upsert(self, rows: Sequence) -> None:
+        if not rows:
+            return
+        dims = len(rows[0][1]) // 4
+        if dims != self.dims:  # a different width: the model changed its output; start over
+            self.dims, self.count, self.position = dims, 0, {}
+        rows = [r for r in rows if len(r[1]) == dims * 4]
+        vectors = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(
+            len(rows), dims
+        )
+        self._grow(self.count + len(rows))
+        if not self.count:  # a full load: whole arrays at once, not row by row
+            n, codes = len(rows), self.user_codes
+            self.matrix[:n] = vectors
+            self.ids[:n] = [r[0] for r in rows]
+            self.users[:n] = [NO_USER if r[3] is None else codes.setdefault(r[3], len(codes)) for r in rows]
+            self.position = {int(r[0]): i for i, r in enumerate(rows)}
+            self.stamps = {int(r[0]): r[2] for r in rows}
+            self.count = n
+            return
+        for row, vector in zip(rows, vectors, strict=True):
+            memory_id, created_at, user_id = int(row[0]), row[2], row[3]
+            at = self.position.get(memory_id)
+            if at is None:
+                at = self.position[memory_id] = self.count
+                self.count += 1
+            self.matrix[at], self.ids[at] = vector, memory_id
+            self.users[at] = (
+                NO_USER if user_id is None else self.user_codes.setdefault(user_id, len(self.user_codes))
+            )
+            self.stamps[memory_id] = created_at
+
+    def nearest(
+        self, vector: np.ndarray, k: int, user_id: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ids and cosine scores of the k rows nearest to `vector` (of this user only, when given), best
+        first."""
+        count, matrix, ids, users = self.count, self.matrix, self.ids, self.users
+        if not count or vector.shape[0] != self.dims:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if user_id is not None:
+            code = self.user_codes.get(user_id)
+            if code is None:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            rows = np.flatnonzero(users[:count] == code)
+            scores = matrix[rows] @ vector
+            ids = ids[rows]
+        else:
+            scores = matrix[:count] @ vector
+            ids = ids[:count]
+        if len(scores) > k:
+            top = np.argpartition(-scores, k - 1)[:k]
+            ids, scores = ids[top], scores[top]
+        order = np.lexsort((ids, -scores))  # best first; ties to the older memory, deterministically
+        return ids[order], scores[order]
+
+
+class VectorCache:
+    """Per-process matrices of every agent queried recently, least recently used evicted past the budget."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._agents: OrderedDict[tuple[int, str], AgentMatrix] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def matrix(self, agent_id: int, model: str) -> AgentMatrix:
+        key = (agent_id, model)
+        with self._lock:
+            entry = self._agents.get(key)
+            if entry is None:
+                entry = self._agents[key] = AgentMatrix(agent_id, model)
+            self._agents.move_to_end(key)
+        with entry.lock:
+            entry.refresh(time.monotonic())
+        self._evict(keep=key)
+        return entry
+
+    def _evict(self, keep: tuple[int, str]) -> None:
+        with self._lock:
+            total = sum(m.nbytes for m in self._agents.values())
+            for key in list(self._agents):
+                if total <= self.max_bytes:
+                    break
+                if key != keep:
+                    total -= self._agents.pop(key).nbytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._agents.clear()
+
+    @property
+    def nbytes(self) -> int:
+        return sum(m.nbytes for m in self._agents.values())
+
+
+def cache() -> VectorCache:
+    """This app's vector cache (one per app and process, in `app.extensions`)."""
+    extensions = current_app.extensions
+    found = extensions.get("vector_cache")
+    if found is None:
+        megabytes = float(current_app.config["VECTOR_CACHE_MB"])
+        found = extensions.setdefault("vector_cache", VectorCache(int(megabytes * 1024 * 1024)))
+    return found
+
+
+def nearest(
+    agent_id: int, model: str, vector: np.ndarray, k: int, user_id: str | None = None
+) -> tuple[list[int], list[float]]:
+    """The agent's k memories nearest to `vector` by its stored vectors of `model`: (ids, cosine scores),
+    best first. Candidates only: the caller's SQL decides which of them may be returned."""
+    ids, scores = cache().matrix(agent_id, model).nearest(np.asarray(vector, dtype=np.float32), k, user_id)
+    return ids.tolist(), [float(s) for s in scores]
