@@ -496,7 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target-p95-ms", type=float, default=15.0)
     parser.add_argument("--reuse", action="store_true", help="reuse the seeded database of a --keep run")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
-    parser.add_argument("--read-only", action="store_true", help="queries only: no creates, updates or deletes")
+    parser.add_argument(
+        "--read-only", action="store_true", help="queries only: no creates, updates or deletes"
+    )
     parser.add_argument("--questions", action="store_true",
                         help="natural-language questions of 8-20 words instead of 1-3 keywords")  # fmt: skip
     parser.add_argument("--json", help="also write the summary (per client count) to this file")

@@ -62,10 +62,13 @@ FROM agent_memories WHERE agent_id BETWEEN :first AND :last
 
 
 def seed_agents(conn, count: int, budget: int = 5000) -> None:
-    conn.execute(sa.text(
-        "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
-        "SELECT 'bench-' || :tag || '-' || g, :budget, 0.5, false, true, now() FROM generate_series(1, :n) g"
-    ), {"n": count, "budget": budget, "tag": uuid.uuid4().hex[:8]})
+    conn.execute(
+        sa.text(
+            "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
+            "SELECT 'bench-' || :tag || '-' || g, :budget, 0.5, false, true, now() FROM generate_series(1, :n) g"
+        ),
+        {"n": count, "budget": budget, "tag": uuid.uuid4().hex[:8]},
+    )
 
 
 def seed_memories(conn, first: int, last: int, per_agent: int, topics: int = 1_000_000) -> None:
@@ -75,15 +78,26 @@ def seed_memories(conn, first: int, last: int, per_agent: int, topics: int = 1_0
 
 
 def bench_agent(conn, name: str, min_retention: float = 0.5) -> int:
-    return conn.execute(sa.text(
-        "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
-        "VALUES (:n, 5000, :r, false, true, now()) RETURNING id"), {"n": name, "r": min_retention}).scalar_one()
+    return conn.execute(
+        sa.text(
+            "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, created_at) "
+            "VALUES (:n, 5000, :r, false, true, now()) RETURNING id"
+        ),
+        {"n": name, "r": min_retention},
+    ).scalar_one()
 
 
 def row(name: str, size: str, values: list[float], goal: str = "", unit: str = "ms") -> dict:
     median, p95 = summary(values)
-    return {"name": name, "size": size, "median_ms": median, "p95_ms": p95, "runs": len(values), "goal": goal,
-            "unit": unit}
+    return {
+        "name": name,
+        "size": size,
+        "median_ms": median,
+        "p95_ms": p95,
+        "runs": len(values),
+        "goal": goal,
+        "unit": unit,
+    }
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -103,15 +117,17 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
             agent_id = bench_agent(conn, f"tools-{size}")
             seed_memories(conn, agent_id, agent_id, size)
             conn.execute(sa.text("ANALYZE agent_memories"))
-        ids = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.agent_id == agent_id)
-                                 .order_by(AgentMemory.id)).all()
+        ids = db.session.scalars(
+            sa.select(AgentMemory.id).where(AgentMemory.agent_id == agent_id).order_by(AgentMemory.id)
+        ).all()
         samples: list[float] = []
         by_tool: dict[str, list[float]] = {}
         cursor = 0
         for _ in range(runs):
             tokens, count = core_totals(agent_id)
-            session = RefinementSession(agent_id=agent_id, trigger="bench", status="running",
-                                        tokens_before=tokens, count_before=count)
+            session = RefinementSession(
+                agent_id=agent_id, trigger="bench", status="running", tokens_before=tokens, count_before=count
+            )
             db.session.add(session)
             db.session.commit()
             toolbox = RefinementToolbox(session.id)
@@ -119,12 +135,14 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
             for n in range(10):  # one session's worth: the hard cap
                 a, b = ids[cursor], ids[cursor + 1]
                 cursor += 2
-                calls.append([
-                    ("update_memory", {"id": a, "content": f"Tightened memory {a}"}),
-                    ("consolidate_memories", {"ids": [a, b], "new_content": f"Merged {a} and {b}"}),
-                    ("delete_memory", {"id": b}),
-                    ("protect_memory", {"id": a}),
-                ][n % 4])
+                calls.append(
+                    [
+                        ("update_memory", {"id": a, "content": f"Tightened memory {a}"}),
+                        ("consolidate_memories", {"ids": [a, b], "new_content": f"Merged {a} and {b}"}),
+                        ("delete_memory", {"id": b}),
+                        ("protect_memory", {"id": a}),
+                    ][n % 4]
+                )
             for name, args in calls:
                 elapsed = timed(lambda name=name, args=args, box=toolbox: box.call(name, args))
                 samples.append(elapsed)
@@ -133,8 +151,14 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
             db.session.commit()
         if size == 100:
             continue
-        rows.append(row("refinement tool call (DB + audit + breaker)", f"{size:,} core memories", samples,
-                        "≤ 5 ms, flat"))
+        rows.append(
+            row(
+                "refinement tool call (DB + audit + breaker)",
+                f"{size:,} core memories",
+                samples,
+                "≤ 5 ms, flat",
+            )
+        )
         for name, values in sorted(by_tool.items()):
             rows.append(row(f"refinement tool call: {name}", f"{size:,} core memories", values))
     return rows
@@ -151,12 +175,17 @@ def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
         seed_memories(conn, agent_id, agent_id, 2000)
     session_ms, pit_ms = [], []
     for run in range(runs):
-        ids = db.session.scalars(sa.text(
-            "SELECT id FROM agent_memories WHERE agent_id = :a AND deleted_at IS NULL AND memory_type = 'core' "
-            "AND constitutional = false ORDER BY id LIMIT 20"), {"a": agent_id}).all()
+        ids = db.session.scalars(
+            sa.text(
+                "SELECT id FROM agent_memories WHERE agent_id = :a AND deleted_at IS NULL AND memory_type = 'core' "
+                "AND constitutional = false ORDER BY id LIMIT 20"
+            ),
+            {"a": agent_id},
+        ).all()
         tokens, count = core_totals(agent_id)
-        session = RefinementSession(agent_id=agent_id, trigger="bench", status="running",
-                                    tokens_before=tokens, count_before=count)
+        session = RefinementSession(
+            agent_id=agent_id, trigger="bench", status="running", tokens_before=tokens, count_before=count
+        )
         db.session.add(session)
         db.session.commit()
         toolbox = RefinementToolbox(session.id)
@@ -192,8 +221,12 @@ def bench_scan(app, agents: int, per_agent: int, runs: int) -> list[dict]:
         conn.execute(sa.text("ANALYZE"))
     size = f"{agents:,} agents / {agents * per_agent:,} memories"
     return [
-        row("over-budget scan with cool-down (one query)", size,
-            [timed(lambda: over_budget_due(now=None)) for _ in range(runs)], "≤ 100 ms at 10k agents / 5M"),
+        row(
+            "over-budget scan with cool-down (one query)",
+            size,
+            [timed(lambda: over_budget_due(now=None)) for _ in range(runs)],
+            "≤ 100 ms at 10k agents / 5M",
+        ),
         row("over-budget ids", size, [timed(lambda: Agent.over_budget_ids()) for _ in range(runs)]),
         row("weekly sweep selection", size, [timed(lambda: agents_due_for_sweep()) for _ in range(runs)]),
     ]
@@ -212,15 +245,21 @@ def bench_dedup(app, agents: int, per_agent: int, every: int, stride: int = 2) -
         last = first + agents - 1
         for start in range(first, last + 1, 500):
             seed_memories(conn, start, min(start + 499, last), per_agent, topics=per_agent)
-        conn.execute(sa.text(
-            "UPDATE agent_memories m SET content = upper(m.content) || ' ', content_hash = p.prev_hash "
-            "FROM (SELECT id, lag(content_hash) OVER w AS prev_hash, row_number() OVER w AS n FROM agent_memories "
-            "      WHERE agent_id BETWEEN :first AND :last AND (agent_id - :first) % :stride = 0 "
-            "      WINDOW w AS (PARTITION BY agent_id ORDER BY id)) p "
-            "WHERE m.id = p.id AND p.n % :every = 0"),
-            {"first": first, "last": last, "every": every, "stride": stride})
+        conn.execute(
+            sa.text(
+                "UPDATE agent_memories m SET content = upper(m.content) || ' ', content_hash = p.prev_hash "
+                "FROM (SELECT id, lag(content_hash) OVER w AS prev_hash, row_number() OVER w AS n FROM agent_memories "
+                "      WHERE agent_id BETWEEN :first AND :last AND (agent_id - :first) % :stride = 0 "
+                "      WINDOW w AS (PARTITION BY agent_id ORDER BY id)) p "
+                "WHERE m.id = p.id AND p.n % :every = 0"
+            ),
+            {"first": first, "last": last, "every": every, "stride": stride},
+        )
         # Only these agents are active, so the run sees exactly this data set.
-        conn.execute(sa.text("UPDATE agents SET active = (id BETWEEN :first AND :last)"), {"first": first, "last": last})
+        conn.execute(
+            sa.text("UPDATE agents SET active = (id BETWEEN :first AND :last)"),
+            {"first": first, "last": last},
+        )
     # The steady state a nightly job meets: autovacuum has run (the visibility map lets the dedup's
     # aggregate read the partial index alone).
     with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -233,8 +272,11 @@ def bench_dedup(app, agents: int, per_agent: int, every: int, stride: int = 2) -
     size = f"{agents * per_agent:,} memories, {agents:,} agents, {result['removed']:,} duplicates"
     return [
         row("nightly content-blind dedup, first pass", size, [first_ms], "≤ 10 s at 1M"),
-        row("nightly content-blind dedup, second pass (nothing to do)", f"{agents * per_agent:,} memories",
-            [again_ms]),
+        row(
+            "nightly content-blind dedup, second pass (nothing to do)",
+            f"{agents * per_agent:,} memories",
+            [again_ms],
+        ),
     ]
 
 
@@ -242,8 +284,10 @@ def print_table(rows: list[dict]) -> None:
     print("| measurement | size | median | p95 | runs | goal |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
     for r in rows:
-        print(f"| {r['name']} | {r['size']} | {r['median_ms']:.2f} {r['unit']} | {r['p95_ms']:.2f} {r['unit']} "
-              f"| {r['runs']} | {r['goal']} |")
+        print(
+            f"| {r['name']} | {r['size']} | {r['median_ms']:.2f} {r['unit']} | {r['p95_ms']:.2f} {r['unit']} "
+            f"| {r['runs']} | {r['goal']} |"
+        )
 
 
 def main() -> None:
@@ -251,8 +295,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", help="also write the rows to this file")
-    parser.add_argument("--only-tools", action="store_true",
-                        help="only the tool calls; with --json, replace those rows in the file and keep the rest")
+    parser.add_argument(
+        "--only-tools",
+        action="store_true",
+        help="only the tool calls; with --json, replace those rows in the file and keep the rest",
+    )
     args = parser.parse_args()
 
     url = fresh_database()
@@ -261,8 +308,14 @@ def main() -> None:
 
     from console import create_app
 
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
-                      "EMBEDDED_REDIS_DIR": "/tmp/memconsole-bench-redis"})
+    app = create_app(
+        {
+            "DATABASE_URL": url,
+            "SECRET_KEY": "bench",
+            "REDIS_URL": "embedded",
+            "EMBEDDED_REDIS_DIR": "/tmp/memconsole-bench-redis",
+        }
+    )
     with app.app_context():
         upgrade()
         sizes = [1_000, 5_000] if args.quick else [1_000, 5_000, 50_000]

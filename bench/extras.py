@@ -58,10 +58,14 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 def bench_agent(conn, name: str, **fields) -> int:
     columns = {"core_token_budget": 5000, "min_retention": 0.5, "model_id": None, "base_url": None, **fields}
-    return conn.execute(sa.text(
-        "INSERT INTO agents (name, core_token_budget, min_retention, model_id, base_url, mechanic_preconsent, "
-        "active, created_at) VALUES (:n, :core_token_budget, :min_retention, :model_id, :base_url, false, true, "
-        "now()) RETURNING id"), {"n": name, **columns}).scalar_one()
+    return conn.execute(
+        sa.text(
+            "INSERT INTO agents (name, core_token_budget, min_retention, model_id, base_url, mechanic_preconsent, "
+            "active, created_at) VALUES (:n, :core_token_budget, :min_retention, :model_id, :base_url, false, true, "
+            "now()) RETURNING id"
+        ),
+        {"n": name, **columns},
+    ).scalar_one()
 
 
 # One memory per row of generate_series; `content` is an SQL expression of g (1..n) and the agent id.
@@ -80,15 +84,21 @@ FROM agent_memories WHERE agent_id = :agent
 """
 # Clusters of ten memories that differ by one word (cosine ~0.9 with the hashed embedder); memories
 # of different clusters share only filler words (cosine ~0.2), so each has 9 neighbours above 0.6.
-CLUSTERED = ("'Note ' || (g % :clusters) || ': person' || (g % :clusters) || ' prefers drink' || (g % :clusters) "
-             "|| ' at place' || (g % :clusters) || ' during season' || (g % :clusters) || ' variant ' || g")
-LEDGER = ("'Memory ' || g || ' about topic ' || (g % 97) || ': the user mentioned project' || g "
-          "|| ' and a detail of ordinary length to make the ledger line realistic'")
+CLUSTERED = (
+    "'Note ' || (g % :clusters) || ': person' || (g % :clusters) || ' prefers drink' || (g % :clusters) "
+    "|| ' at place' || (g % :clusters) || ' during season' || (g % :clusters) || ' variant ' || g"
+)
+LEDGER = (
+    "'Memory ' || g || ' about topic ' || (g % 97) || ': the user mentioned project' || g "
+    "|| ' and a detail of ordinary length to make the ledger line realistic'"
+)
 
 
 def seed_memories(conn, agent_id: int, n: int, memory_type: str, content: str, **params) -> None:
-    conn.execute(sa.text(SEED_MEMORIES.format(content=content)),
-                 {"agent": agent_id, "n": n, "memory_type": memory_type, **params})
+    conn.execute(
+        sa.text(SEED_MEMORIES.format(content=content)),
+        {"agent": agent_id, "n": n, "memory_type": memory_type, **params},
+    )
     conn.execute(sa.text(FILE_CONTENTS), {"agent": agent_id})
 
 
@@ -109,15 +119,18 @@ def bench_relations(sizes: list[int], runs: int) -> list[Row]:
         embed_ms = []
         for _ in range(max(1, min(runs, 3))):  # the embedder is pure Python: a few runs suffice
             with db.engine.begin() as conn:  # mark every vector stale so the next pass re-embeds all
-                conn.execute(sa.text("UPDATE memory_embeddings SET content_hash = 'stale' WHERE agent_id = :a"),
-                             {"a": agent_id})
+                conn.execute(
+                    sa.text("UPDATE memory_embeddings SET content_hash = 'stale' WHERE agent_id = :a"),
+                    {"a": agent_id},
+                )
             db.session.remove()
             elapsed, count = timed(lambda a=agent_id: embed_memories(a))
             assert count == size, (count, size)
             embed_ms.append(elapsed / size)
-        batch = db.session.scalars(sa.text(
-            "SELECT id FROM agent_memories WHERE agent_id = :a ORDER BY id DESC LIMIT :b"),
-            {"a": agent_id, "b": LINK_BATCH}).all()
+        batch = db.session.scalars(
+            sa.text("SELECT id FROM agent_memories WHERE agent_id = :a ORDER BY id DESC LIMIT :b"),
+            {"a": agent_id, "b": LINK_BATCH},
+        ).all()
         per_edge, totals, edges = [], [], 0
         for _ in range(runs):
             with db.engine.begin() as conn:  # link_related is idempotent: start each run without edges
@@ -129,11 +142,21 @@ def bench_relations(sizes: list[int], runs: int) -> list[Row]:
             per_edge.append(elapsed / edges)
         label = f"{size:,} semantic memories, batch {len(batch):,}"
         rows += [
-            Row("edge creation: link_related, per edge", f"{label} ({edges:,} edges)", *summary(per_edge),
-                "≤ 0.2 ms per edge", "ms/edge"),
+            Row(
+                "edge creation: link_related, per edge",
+                f"{label} ({edges:,} edges)",
+                *summary(per_edge),
+                "≤ 0.2 ms per edge",
+                "ms/edge",
+            ),
             Row("edge creation: link_related, whole batch", f"{label} ({edges:,} edges)", *summary(totals)),
-            Row("embedding (hashed-bow), per memory", f"{size:,} semantic memories", *summary(embed_ms),
-                "", "ms/memory"),
+            Row(
+                "embedding (hashed-bow), per memory",
+                f"{size:,} semantic memories",
+                *summary(embed_ms),
+                "",
+                "ms/memory",
+            ),
         ]
     return rows
 
@@ -145,12 +168,18 @@ def checkpoint_payload(target_bytes: int) -> dict:
     """A supervisor-like state of about `target_bytes` of compact JSON: a message list plus small state."""
     from models.integrations.checkpoint import checkpoint_size
 
-    message = {"role": "assistant", "content": "The user asked about the rollout plan; " * 10, "tool_calls": [],
-               "meta": {"tokens": 120, "latency_ms": 812.5, "ok": True}}
+    message = {
+        "role": "assistant",
+        "content": "The user asked about the rollout plan; " * 10,
+        "tool_calls": [],
+        "meta": {"tokens": 120, "latency_ms": 812.5, "ok": True},
+    }
     unit = checkpoint_size(dict(message, id="m000000")) + 1
     count = max(1, (target_bytes - 100) // unit)
-    data = {"thread": {"step": count, "status": "run-0000", "next": ["supervisor", "researcher"]},
-            "messages": [dict(message, id=f"m{i:06d}") for i in range(count)]}
+    data = {
+        "thread": {"step": count, "status": "run-0000", "next": ["supervisor", "researcher"]},
+        "messages": [dict(message, id=f"m{i:06d}") for i in range(count)],
+    }
     return data
 
 
@@ -185,13 +214,19 @@ def bench_checkpoints(app, sizes: list[int], runs: int) -> list[Row]:
             assert row.size_bytes == actual
             load_ms.append(elapsed)
         for run in range(runs + 1):
-            elapsed, response = timed(lambda t=thread, b=body: client.put(f"/api/v1/checkpoints/api-{t}", data=b, headers=headers,
-                                                                           content_type="application/json"))
+            elapsed, response = timed(
+                lambda t=thread, b=body: client.put(
+                    f"/api/v1/checkpoints/api-{t}", data=b, headers=headers, content_type="application/json"
+                )
+            )
             assert response.status_code in (200, 201), response.get_data(as_text=True)[:300]
             if run:
                 put_ms.append(elapsed)
-            elapsed, response = timed(lambda t=thread: client.get(f"/api/v1/checkpoints/api-{t}",
-                                                         query_string={"user_id": "u1"}, headers=headers))
+            elapsed, response = timed(
+                lambda t=thread: client.get(
+                    f"/api/v1/checkpoints/api-{t}", query_string={"user_id": "u1"}, headers=headers
+                )
+            )
             assert response.status_code == 200, response.get_data(as_text=True)[:300]
             get_ms.append(elapsed)
         rows += [
@@ -208,8 +243,11 @@ def bench_checkpoints(app, sizes: list[int], runs: int) -> list[Row]:
 
 def rendered_prompt(request: dict) -> bytes:
     """The prompt as a provider renders it for caching: tools first, then the messages, as sent."""
-    return json.dumps({"tools": request.get("tools") or [], "messages": request["messages"]},
-                      ensure_ascii=False, separators=(",", ":")).encode()
+    return json.dumps(
+        {"tools": request.get("tools") or [], "messages": request["messages"]},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode()
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -231,9 +269,16 @@ def session_script(ids: list[int]):
     return [
         s.consent(),
         s.tools(("search_memories", {"query": "topic 1"})),
-        s.tools(("update_memory", {"id": ids[0], "content": f"Tightened memory {ids[0]}"}),
-                ("update_memory", {"id": ids[1], "content": f"Tightened memory {ids[1]}"})),
-        s.tools(("consolidate_memories", {"ids": [ids[2], ids[3]], "new_content": f"Merged {ids[2]} and {ids[3]}"})),
+        s.tools(
+            ("update_memory", {"id": ids[0], "content": f"Tightened memory {ids[0]}"}),
+            ("update_memory", {"id": ids[1], "content": f"Tightened memory {ids[1]}"}),
+        ),
+        s.tools(
+            (
+                "consolidate_memories",
+                {"ids": [ids[2], ids[3]], "new_content": f"Merged {ids[2]} and {ids[3]}"},
+            )
+        ),
         s.text("Let me look over the remaining memories once more."),
         s.tools(("protect_memory", {"id": ids[4]})),
         s.complete("Tightened two memories, merged one pair, protected one"),
@@ -253,12 +298,19 @@ def bench_prefix(sizes: list[int], runs: int) -> tuple[list[Row], list[dict]]:
             tokens, shares, raw_shares, session_shares, reuse, wall = [], [], [], [], [], []
             for run in range(runs):
                 with db.engine.begin() as conn:
-                    agent_id = bench_agent(conn, f"prefix-{size}-{run}", model_id="scripted-model",
-                                           base_url=llm.url, core_token_budget=100)
+                    agent_id = bench_agent(
+                        conn,
+                        f"prefix-{size}-{run}",
+                        model_id="scripted-model",
+                        base_url=llm.url,
+                        core_token_budget=100,
+                    )
                     seed_memories(conn, agent_id, size, "core", LEDGER)
                 db.session.remove()
-                ids = db.session.scalars(sa.text(
-                    "SELECT id FROM agent_memories WHERE agent_id = :a ORDER BY id LIMIT 5"), {"a": agent_id}).all()
+                ids = db.session.scalars(
+                    sa.text("SELECT id FROM agent_memories WHERE agent_id = :a ORDER BY id LIMIT 5"),
+                    {"a": agent_id},
+                ).all()
                 llm.requests.clear()
                 llm.raw_requests.clear()
                 llm.script = session_script(ids)
@@ -267,33 +319,80 @@ def bench_prefix(sizes: list[int], runs: int) -> tuple[list[Row], list[dict]]:
                 wall.append(elapsed)
                 prompts = [rendered_prompt(r) for r in llm.requests]
                 tokens.append(sum(len(p.decode()) for p in prompts) / 4)
-                loop = [(p, raw) for p, raw, r in zip(prompts, llm.raw_requests, llm.requests, strict=True)
-                        if r.get("tools")]
-                per_turn = [common_prefix(prev[0], cur[0]) / len(cur[0]) for prev, cur in zip(loop, loop[1:], strict=False)]
-                raw_turn = [common_prefix(prev[1], cur[1]) / len(cur[1]) for prev, cur in zip(loop, loop[1:], strict=False)]
+                loop = [
+                    (p, raw)
+                    for p, raw, r in zip(prompts, llm.raw_requests, llm.requests, strict=True)
+                    if r.get("tools")
+                ]
+                per_turn = [
+                    common_prefix(prev[0], cur[0]) / len(cur[0])
+                    for prev, cur in zip(loop, loop[1:], strict=False)
+                ]
+                raw_turn = [
+                    common_prefix(prev[1], cur[1]) / len(cur[1])
+                    for prev, cur in zip(loop, loop[1:], strict=False)
+                ]
                 # How much of the previous prompt the next one repeats byte for byte (only the closing
                 # `]}` of the rendering can differ when the conversation is purely appended to).
-                reuse += [common_prefix(prev[0], cur[0]) / (len(prev[0]) - 2) for prev, cur in zip(loop, loop[1:], strict=False)]
+                reuse += [
+                    common_prefix(prev[0], cur[0]) / (len(prev[0]) - 2)
+                    for prev, cur in zip(loop, loop[1:], strict=False)
+                ]
                 shares += per_turn
                 raw_shares += raw_turn
                 # Token-weighted over the whole session: every byte of every request, consent included.
                 reused = sum(common_prefix(a, b) for a, b in zip(prompts, prompts[1:], strict=False))
                 session_shares.append(reused / sum(len(p) for p in prompts))
-                details.append({"size": size, "requests": len(prompts), "chars": [len(p) for p in prompts],
-                                "per_turn_share": [round(x, 4) for x in per_turn],
-                                "raw_body_share": [round(x, 4) for x in raw_turn]})
+                details.append(
+                    {
+                        "size": size,
+                        "requests": len(prompts),
+                        "chars": [len(p) for p in prompts],
+                        "per_turn_share": [round(x, 4) for x in per_turn],
+                        "raw_body_share": [round(x, 4) for x in raw_turn],
+                    }
+                )
             label = f"{size:,} core memories"
             rows += [
-                Row("refinement prompt tokens per session (chars/4, consent + 6 turns)", label,
-                    *summary(tokens), "", "tokens"),
-                Row("stable prefix share per turn, tools + messages (median turn; p95 col = worst turn)", label,
-                    statistics.median(shares) * 100, min(shares) * 100, "≥ 90%", "%"),
-                Row("previous turn's prompt repeated byte for byte (median turn; p95 col = worst turn)", label,
-                    statistics.median(reuse) * 100, min(reuse) * 100, "", "%"),
-                Row("stable prefix share per turn, raw HTTP body (median turn; p95 col = worst turn)", label,
-                    statistics.median(raw_shares) * 100, min(raw_shares) * 100, "", "%"),
-                Row("stable prefix share, whole session token-weighted (incl. consent; p95 col = worst run)", label,
-                    statistics.median(session_shares) * 100, min(session_shares) * 100, "", "%"),
+                Row(
+                    "refinement prompt tokens per session (chars/4, consent + 6 turns)",
+                    label,
+                    *summary(tokens),
+                    "",
+                    "tokens",
+                ),
+                Row(
+                    "stable prefix share per turn, tools + messages (median turn; p95 col = worst turn)",
+                    label,
+                    statistics.median(shares) * 100,
+                    min(shares) * 100,
+                    "≥ 90%",
+                    "%",
+                ),
+                Row(
+                    "previous turn's prompt repeated byte for byte (median turn; p95 col = worst turn)",
+                    label,
+                    statistics.median(reuse) * 100,
+                    min(reuse) * 100,
+                    "",
+                    "%",
+                ),
+                Row(
+                    "stable prefix share per turn, raw HTTP body (median turn; p95 col = worst turn)",
+                    label,
+                    statistics.median(raw_shares) * 100,
+                    min(raw_shares) * 100,
+                    "",
+                    "%",
+                ),
+                Row(
+                    "stable prefix share, whole session token-weighted (incl. consent; p95 col = worst run)",
+                    label,
+                    statistics.median(session_shares) * 100,
+                    min(session_shares) * 100,
+                    "",
+                    "%",
+                ),
                 Row("refinement session wall time (scripted model, loopback)", label, *summary(wall)),
             ]
     finally:
@@ -323,8 +422,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
-    parser.add_argument("--only", choices=["relations", "checkpoints", "prefix"], action="append",
-                        help="run only these parts (repeatable)")
+    parser.add_argument(
+        "--only",
+        choices=["relations", "checkpoints", "prefix"],
+        action="append",
+        help="run only these parts (repeatable)",
+    )
     args = parser.parse_args()
     parts = set(args.only or ["relations", "checkpoints", "prefix"])
 
@@ -333,8 +436,16 @@ def main() -> None:
     from console import create_app
     from infra import embedded_redis
 
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
-                      "EMBEDDED_REDIS_DIR": REDIS_DIR, "LLM_OFFLINE": False, "LLM_MAX_RETRIES": 0})
+    app = create_app(
+        {
+            "DATABASE_URL": url,
+            "SECRET_KEY": "bench",
+            "REDIS_URL": "embedded",
+            "EMBEDDED_REDIS_DIR": REDIS_DIR,
+            "LLM_OFFLINE": False,
+            "LLM_MAX_RETRIES": 0,
+        }
+    )
     rows: list[Row] = []
     details: list[dict] = []
     try:

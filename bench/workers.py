@@ -66,7 +66,10 @@ class StandInModel(BaseHTTPRequestHandler):
                 {"id": "call_0", "type": "function", "function": {"name": "complete_refinement", "arguments": arguments}}
             ]}  # fmt: skip
         else:
-            message = {"role": "assistant", "content": json.dumps({"consent": True, "reason": "Within my rules."})}
+            message = {
+                "role": "assistant",
+                "content": json.dumps({"consent": True, "reason": "Within my rules."}),
+            }
         body = json.dumps({
             "id": "chatcmpl-bench", "object": "chat.completion", "created": int(time.time()), "model": "stand-in",
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
@@ -163,9 +166,23 @@ def _drain(url: str, workers: int, env: dict[str, str]) -> tuple[float, float]:
         started = time.time()
         processes = [
             subprocess.Popen(
-                [sys.executable, "-m", "flask", "--app", "wsgi", "rq", "worker", "llm", "--burst",
-                 "--name", f"bench-{os.getpid()}-{workers}-{n}"],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+                [
+                    sys.executable,
+                    "-m",
+                    "flask",
+                    "--app",
+                    "wsgi",
+                    "rq",
+                    "worker",
+                    "llm",
+                    "--burst",
+                    "--name",
+                    f"bench-{os.getpid()}-{workers}-{n}",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
             )  # fmt: skip
             for n in range(workers)
         ]
@@ -196,7 +213,9 @@ def _outcomes(url: str) -> dict[str, int]:
     engine = sa.create_engine(url)
     with engine.connect() as conn:
         rows = conn.execute(sa.text("SELECT status, count(*) FROM refinement_sessions GROUP BY status")).all()
-        ops = conn.execute(sa.text("SELECT coalesce(sum(ops_count), 0) FROM refinement_sessions")).scalar_one()
+        ops = conn.execute(
+            sa.text("SELECT coalesce(sum(ops_count), 0) FROM refinement_sessions")
+        ).scalar_one()
     engine.dispose()
     return {**{status: count for status, count in rows}, "ops": int(ops)}
 
@@ -266,8 +285,12 @@ def section(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=2000, help="offline sessions per round")
-    parser.add_argument("--model-sessions", type=int, default=400, help="stand-in model sessions per round (0: none)")
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds the stand-in model takes per call")
+    parser.add_argument(
+        "--model-sessions", type=int, default=400, help="stand-in model sessions per round (0: none)"
+    )
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds the stand-in model takes per call"
+    )
     parser.add_argument("--workers", default="1,2,4,8")
     parser.add_argument("--quick", action="store_true", help="small counts, for a rehearsal")
     parser.add_argument("--json")

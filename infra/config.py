@@ -96,9 +96,15 @@ class Config:
         self.DATABASE_REPLICA_URL = replica or None
         if replica:
             self.SQLALCHEMY_BINDS = {"replica": normalise_database_url(replica)}
-        if self.SQLALCHEMY_DATABASE_URI.startswith("postgresql") and "connect_args" not in self.SQLALCHEMY_ENGINE_OPTIONS:
+        if (
+            self.SQLALCHEMY_DATABASE_URI.startswith("postgresql")
+            and "connect_args" not in self.SQLALCHEMY_ENGINE_OPTIONS
+        ):
             # A database host that stops answering is a 503 within seconds, not a hung worker.
-            self.SQLALCHEMY_ENGINE_OPTIONS = {**self.SQLALCHEMY_ENGINE_OPTIONS, "connect_args": {"connect_timeout": 5}}
+            self.SQLALCHEMY_ENGINE_OPTIONS = {
+                **self.SQLALCHEMY_ENGINE_OPTIONS,
+                "connect_args": {"connect_timeout": 5},
+            }
         for name in SCHEDULE_DEFAULTS:
             schedule_cron(name, getattr(self, name))
         if self.SQLALCHEMY_DATABASE_URI.startswith("sqlite"):

@@ -42,5 +42,8 @@ class ChatModel(Protocol):
     label: str
 
     def turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None = None,
     ) -> Turn: ...

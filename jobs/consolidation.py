@@ -84,7 +84,8 @@ def candidate_pairs(agent_id: int, limit: int) -> list[tuple[AgentMemory, AgentM
     }
     recent = now - POOL_WINDOW
     pool = [
-        i for i, mid in enumerate(ids)
+        i
+        for i, mid in enumerate(ids)
         if (m := memories[int(mid)]).updated_at >= recent
         or (m.importance or 0) >= 3
         or (m.last_accessed_at is not None and m.last_accessed_at >= recent)
@@ -116,8 +117,13 @@ def candidate_pairs(agent_id: int, limit: int) -> list[tuple[AgentMemory, AgentM
             bands = bands_for(a.tags, b.tags)
             if bands is None:  # two different user-context fields never merge
                 continue
-            if passes(Candidate(a.id, a.content, a.updated_at), Candidate(b.id, b.content, b.updated_at), score, now,
-                      bands):
+            if passes(
+                Candidate(a.id, a.content, a.updated_at),
+                Candidate(b.id, b.content, b.updated_at),
+                score,
+                now,
+                bands,
+            ):
                 older, newer = sorted((a, b), key=lambda m: (m.created_at, m.id))
                 pairs[key] = (older, newer, score)
     return sorted(pairs.values(), key=lambda p: -p[2])[:limit]
@@ -132,7 +138,9 @@ def _model_verdicts(agent: Agent, pairs, budget: int, session: RefinementSession
         if session.prompt_tokens + session.completion_tokens >= budget:
             break
         batch = pairs[start : start + PAIRS_PER_PROMPT]
-        text = "\n".join(f"{n}. A: {a.content}\n   B: {b.content}" for n, (a, b, _) in enumerate(batch, start=1))
+        text = "\n".join(
+            f"{n}. A: {a.content}\n   B: {b.content}" for n, (a, b, _) in enumerate(batch, start=1)
+        )
         turn = model.turn([{"role": "user", "content": PROMPT.format(pairs=text)}], None, max_tokens=300)
         account_turn(session, turn)  # staged: committed with the run's unit of work
         try:
@@ -193,7 +201,9 @@ def _consolidate_locked(agent_id: int) -> dict:
     limit = int(config["CONSOLIDATION_PAIRS_PER_DAY"])
     budget = int(config["CONSOLIDATION_TOKEN_BUDGET"])
     already = db.session.scalar(
-        select(db.func.count()).select_from(PairFingerprint).where(
+        select(db.func.count())
+        .select_from(PairFingerprint)
+        .where(
             PairFingerprint.agent_id == agent_id, PairFingerprint.checked_at > utcnow() - timedelta(days=1)
         )
     )
@@ -202,8 +212,9 @@ def _consolidate_locked(agent_id: int) -> dict:
         return {"agent_id": agent_id, "status": "nothing to check", "checked": 0, "merged": 0}
     offline = not model_configured(agent)
     with atomic():
-        session = start_session(agent_id, "consolidation", model="offline" if offline else agent.model_id,
-                                phase="checking")
+        session = start_session(
+            agent_id, "consolidation", model="offline" if offline else agent.model_id, phase="checking"
+        )
         set_baseline(session, *core_totals(agent_id))
     verdicts = _verdicts(agent, pairs, offline, budget, session)
     # The run is one unit of work: its turn accounting, its fingerprints and its counts commit together
@@ -226,21 +237,46 @@ def _consolidate_locked(agent_id: int) -> dict:
                 updated += outcome == "updated"
                 held += outcome == "held"
             if verdict is not None:
-                db.session.add(PairFingerprint(agent_id=agent_id, fingerprint=pair_fingerprint(older.id, newer.id, score),
-                                               verdict=outcome[:16], checked_at=utcnow()))
+                db.session.add(
+                    PairFingerprint(
+                        agent_id=agent_id,
+                        fingerprint=pair_fingerprint(older.id, newer.id, score),
+                        verdict=outcome[:16],
+                        checked_at=utcnow(),
+                    )
+                )
         session.ops_count = merged + updated
-        for key, value in (("pairs_considered", len(pairs)), ("pairs_checked", len(verdicts)),
-                           ("consolidations", merged), ("consolidated", 2 * merged), ("updated", updated),
-                           ("refused", refused)):
+        for key, value in (
+            ("pairs_considered", len(pairs)),
+            ("pairs_checked", len(verdicts)),
+            ("consolidations", merged),
+            ("consolidated", 2 * merged),
+            ("updated", updated),
+            ("refused", refused),
+        ):
             if value:
                 count_stat(session, key, value)
         finish_session(session, "completed", totals=core_totals(agent_id))
-    return {"agent_id": agent_id, "status": "completed", "session_id": session.id,
-            "checked": len(verdicts), "merged": merged, "updated": updated, "held": held, "refused": refused}
+    return {
+        "agent_id": agent_id,
+        "status": "completed",
+        "session_id": session.id,
+        "checked": len(verdicts),
+        "merged": merged,
+        "updated": updated,
+        "held": held,
+        "refused": refused,
+    }
 
 
-def _apply(agent_id: int, session: RefinementSession, older: AgentMemory, newer: AgentMemory, score: float,
-           verdict: str) -> str:
+def _apply(
+    agent_id: int,
+    session: RefinementSession,
+    older: AgentMemory,
+    newer: AgentMemory,
+    score: float,
+    verdict: str,
+) -> str:
     """One resolved pair, through the mutation path: "merged", "updated", "held" or "left"."""
     field = context_field(list(older.tags or []) + list(newer.tags or []))
     if field in SENSITIVE_FIELDS:
@@ -251,17 +287,28 @@ def _apply(agent_id: int, session: RefinementSession, older: AgentMemory, newer:
         return "held"
     if verdict == "same":
         content = check_content(older.memory_type, older.content)
-        consolidate_memories(agent_id, [older.id, newer.id], content, actor=ACTOR, session_id=session.id,
-                             require_type=None)
+        consolidate_memories(
+            agent_id, [older.id, newer.id], content, actor=ACTOR, session_id=session.id, require_type=None
+        )
         return "merged"
     content = check_content(older.memory_type, newer.content)
     with atomic():  # the update and the superseded memory's soft delete stand or fall together
         update_memory(agent_id, older.id, actor=ACTOR, session_id=session.id, content=content)
-        soft_delete_memories(agent_id, [newer.id], actor=ACTOR, session_id=session.id,
-                             reason=f"superseded: its fact now updates memory #{older.id}")
-        write_audit(op_id=new_op_id(), actor=ACTOR, action="update_resolution", agent_id=agent_id,
-                    session_id=session.id,
-                    data={"updated": older.id, "superseded": newer.id, "score": round(score, 3)})
+        soft_delete_memories(
+            agent_id,
+            [newer.id],
+            actor=ACTOR,
+            session_id=session.id,
+            reason=f"superseded: its fact now updates memory #{older.id}",
+        )
+        write_audit(
+            op_id=new_op_id(),
+            actor=ACTOR,
+            action="update_resolution",
+            agent_id=agent_id,
+            session_id=session.id,
+            data={"updated": older.id, "superseded": newer.id, "score": round(score, 3)},
+        )
     return "updated"
 
 

@@ -102,9 +102,7 @@ class OpenAIEmbeddings:
         self.client = openai.OpenAI(base_url=base_url or None, api_key=api_key or "not-needed", max_retries=4)
         # A request waiting on the endpoint gives up sooner than a worker does: memory.query then answers
         # from the lexical ranking instead of hanging (QUERY_EMBEDDING_TIMEOUT seconds, one retry).
-        self.query_client = self.client.with_options(
-            timeout=query_timeout, max_retries=1
-        )
+        self.query_client = self.client.with_options(timeout=query_timeout, max_retries=1)
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         client = self.query_client if query else self.client

@@ -72,7 +72,9 @@ def _flag(name: str) -> bool:
     return bool(current_app.config.get(name))
 
 
-def save_procedure(agent_id: int, title: str, steps: list[str], *, actor: str = "agent", **scoping) -> AgentMemory:
+def save_procedure(
+    agent_id: int, title: str, steps: list[str], *, actor: str = "agent", **scoping
+) -> AgentMemory:
     """Save a workflow as numbered steps (imperative mood is the caller's to write)."""
     if not _flag("PROCEDURAL_MEMORY"):
         raise FeatureDisabled("procedural memory is disabled (set PROCEDURAL_MEMORY=1)")
@@ -85,7 +87,9 @@ def save_procedure(agent_id: int, title: str, steps: list[str], *, actor: str = 
         raise ValidationFailed("a procedure needs a title")
     body = f"{title.strip()}:\n" + "\n".join(f"{n}. {step}." for n, step in enumerate(cleaned, start=1))
     body = check_content("procedural", body)  # the writing rules hold on every write path
-    return create_memory(agent_id, body, actor=actor, memory_type="procedural", category="procedural", **scoping)
+    return create_memory(
+        agent_id, body, actor=actor, memory_type="procedural", category="procedural", **scoping
+    )
 
 
 class Fact(BaseModel):
@@ -115,8 +119,11 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
     if not model_configured(agent):
         return {"status": "skipped", "reason": "offline: extraction needs a model"}
     written_today = db.session.scalar(
-        select(func.count()).select_from(AuditLog).where(
-            AuditLog.agent_id == agent_id, AuditLog.actor == ACTOR,
+        select(func.count())
+        .select_from(AuditLog)
+        .where(
+            AuditLog.agent_id == agent_id,
+            AuditLog.actor == ACTOR,
             AuditLog.action.in_(("create", "update", "consent_proposed")),
             AuditLog.created_at > utcnow() - timedelta(days=1),
         )
@@ -124,8 +131,9 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
     room = min(WRITES_PER_TURN, WRITES_PER_DAY - written_today)
     if room <= 0:
         return {"status": "skipped", "reason": "daily cap reached"}
-    answer = model_for(agent).turn([{"role": "user", "content": PROMPT.format(turn=turn[:MAX_TURN_CHARS])}], None,
-                                   max_tokens=400)
+    answer = model_for(agent).turn(
+        [{"role": "user", "content": PROMPT.format(turn=turn[:MAX_TURN_CHARS])}], None, max_tokens=400
+    )
     try:
         facts = Facts.model_validate(json_object(answer) or {}).facts
     except ValidationError:
@@ -157,21 +165,53 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
                 skipped += 1
             else:
                 {"created": created, "updated": updated, "held": held}[outcome].append(written_id)
-        write_audit(op_id=new_op_id(), actor=ACTOR, action="extraction_run", agent_id=agent_id,
-                    data={"proposed": len(facts), "created": created, "updated": updated, "held": held,
-                          "skipped": skipped, "refused": refused})
-    return {"status": "ok", "created": created, "updated": updated, "held": held, "skipped": skipped,
-            "refused": refused}
+        write_audit(
+            op_id=new_op_id(),
+            actor=ACTOR,
+            action="extraction_run",
+            agent_id=agent_id,
+            data={
+                "proposed": len(facts),
+                "created": created,
+                "updated": updated,
+                "held": held,
+                "skipped": skipped,
+                "refused": refused,
+            },
+        )
+    return {
+        "status": "ok",
+        "created": created,
+        "updated": updated,
+        "held": held,
+        "skipped": skipped,
+        "refused": refused,
+    }
 
 
-def _write(agent_id: int, fact: Fact, text: str, category: str | None, user_id: str | None,
-           thread_id: str | None, neighbours: _Neighbours) -> tuple[str, int | None]:
+def _write(
+    agent_id: int,
+    fact: Fact,
+    text: str,
+    category: str | None,
+    user_id: str | None,
+    thread_id: str | None,
+    neighbours: _Neighbours,
+) -> tuple[str, int | None]:
     """One checked fact through the consent policy or the merge bands: (outcome, memory or patch id)."""
     if fact.field:
-        fields = {"content": text, "memory_type": "semantic", "category": category, "importance": fact.importance,
-                  "user_id": user_id, "thread_id": thread_id, "tags": [FIELD_TAG_PREFIX + fact.field]}
-        patch, memory = write_context(agent_id, "create", fact.field, fields, actor=ACTOR,
-                                      signals=[("mention", thread_id or "")])
+        fields = {
+            "content": text,
+            "memory_type": "semantic",
+            "category": category,
+            "importance": fact.importance,
+            "user_id": user_id,
+            "thread_id": thread_id,
+            "tags": [FIELD_TAG_PREFIX + fact.field],
+        }
+        patch, memory = write_context(
+            agent_id, "create", fact.field, fields, actor=ACTOR, signals=[("mention", thread_id or "")]
+        )
         return ("created", memory.id) if memory is not None else ("held", patch.id)
     band, target = neighbours.resolve(text)
     if band == "auto":
@@ -179,11 +219,24 @@ def _write(agent_id: int, fact: Fact, text: str, category: str | None, user_id: 
     if band == "update":
         with atomic():
             update_memory(agent_id, target.id, actor=ACTOR, content=text)
-            write_audit(op_id=new_op_id(), actor=ACTOR, action="update_resolution", agent_id=agent_id,
-                        data={"updated": target.id, "by": "extraction"})
+            write_audit(
+                op_id=new_op_id(),
+                actor=ACTOR,
+                action="update_resolution",
+                agent_id=agent_id,
+                data={"updated": target.id, "by": "extraction"},
+            )
         return "updated", target.id
-    memory = create_memory(agent_id, text, actor=ACTOR, memory_type="semantic", category=category,
-                           importance=fact.importance, user_id=user_id, thread_id=thread_id)
+    memory = create_memory(
+        agent_id,
+        text,
+        actor=ACTOR,
+        memory_type="semantic",
+        category=category,
+        importance=fact.importance,
+        user_id=user_id,
+        thread_id=thread_id,
+    )
     neighbours.written(memory.content)
     return "created", memory.id
 

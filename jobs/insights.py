@@ -73,28 +73,44 @@ class Insights(BaseModel):
 
 
 def _recent_run(agent_id: int, now) -> bool:
-    return db.session.scalar(
-        select(AuditLog.id).where(
-            AuditLog.agent_id == agent_id, AuditLog.action == "tom_run", AuditLog.created_at > now - COOLDOWN
-        ).limit(1)
-    ) is not None
+    return (
+        db.session.scalar(
+            select(AuditLog.id)
+            .where(
+                AuditLog.agent_id == agent_id,
+                AuditLog.action == "tom_run",
+                AuditLog.created_at > now - COOLDOWN,
+            )
+            .limit(1)
+        )
+        is not None
+    )
 
 
 def _inputs(agent_id: int, now) -> tuple[list[str], list[str], str]:
     activity = db.session.scalars(
-        AgentMemory.active(agent_id).where(AgentMemory.memory_type == "episodic")
-        .order_by(AgentMemory.created_at.desc()).limit(MAX_ACTIVITY)
+        AgentMemory.active(agent_id)
+        .where(AgentMemory.memory_type == "episodic")
+        .order_by(AgentMemory.created_at.desc())
+        .limit(MAX_ACTIVITY)
     ).all()
     semantic = db.session.scalars(
         AgentMemory.active(agent_id)
         .where(AgentMemory.memory_type == "semantic", AgentMemory.created_at > now - timedelta(hours=72))
-        .order_by(AgentMemory.created_at.desc()).limit(MAX_SEMANTIC)
+        .order_by(AgentMemory.created_at.desc())
+        .limit(MAX_SEMANTIC)
     ).all()
     journal = db.session.scalar(
-        AgentMemory.active(agent_id).where(AgentMemory.memory_type == "journal")
-        .order_by(AgentMemory.created_at.desc()).limit(1)
+        AgentMemory.active(agent_id)
+        .where(AgentMemory.memory_type == "journal")
+        .order_by(AgentMemory.created_at.desc())
+        .limit(1)
     )
-    return [m.content for m in activity], [m.content for m in semantic], (journal.content if journal else "")[:MAX_SNIPPET]
+    return (
+        [m.content for m in activity],
+        [m.content for m in semantic],
+        (journal.content if journal else "")[:MAX_SNIPPET],
+    )
 
 
 def tom_for_agent(agent_id: int) -> dict:
@@ -133,16 +149,32 @@ def tom_for_agent(agent_id: int) -> dict:
             except WritingRuleViolation:
                 refused += 1
                 continue
-            memory = create_memory(agent_id, summary, actor=ACTOR, memory_type="insight",
-                                   category="relationship_dynamic", importance=2, tags=insight.tags)
+            memory = create_memory(
+                agent_id,
+                summary,
+                actor=ACTOR,
+                memory_type="insight",
+                category="relationship_dynamic",
+                importance=2,
+                tags=insight.tags,
+            )
             created.append(memory.id)
             patch_id = corroborate_from_insight(agent_id, insight.field, insight.confidence, memory.id)
             if patch_id is not None:
                 corroborated.append(patch_id)
-        write_audit(op_id=new_op_id(), actor=ACTOR, action="tom_run", agent_id=agent_id,
-                    data={"created": created, "error": error, "refused": refused, "corroborated": corroborated})
-    return {"agent_id": agent_id, "status": "ok" if error is None else "rejected", "created": created,
-            "corroborated": corroborated}
+        write_audit(
+            op_id=new_op_id(),
+            actor=ACTOR,
+            action="tom_run",
+            agent_id=agent_id,
+            data={"created": created, "error": error, "refused": refused, "corroborated": corroborated},
+        )
+    return {
+        "agent_id": agent_id,
+        "status": "ok" if error is None else "rejected",
+        "created": created,
+        "corroborated": corroborated,
+    }
 
 
 def tom_insights() -> dict:

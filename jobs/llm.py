@@ -24,7 +24,9 @@ class OpenAIChatModel:
     Retry-After; `max_retries` bounds it.
     """
 
-    def __init__(self, model_id: str, base_url: str | None, api_key: str | None, timeout: float, max_retries: int):
+    def __init__(
+        self, model_id: str, base_url: str | None, api_key: str | None, timeout: float, max_retries: int
+    ):
         import openai
 
         self.label = model_id
@@ -38,7 +40,10 @@ class OpenAIChatModel:
         )
 
     def turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None = None,
     ) -> Turn:
         kwargs: dict[str, Any] = {"model": self.model_id, "messages": messages, "temperature": 0}
         if tools:

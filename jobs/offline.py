@@ -38,7 +38,9 @@ class OfflineRefiner:
             floor_tokens, floor_count = threshold * tokens, threshold * count
             plan: list[list[AgentMemory]] = []
             for group in duplicate_groups(memories):
-                for chunk in (group[i : i + MAX_IDS_PER_CALL] for i in range(0, len(group), MAX_IDS_PER_CALL)):
+                for chunk in (
+                    group[i : i + MAX_IDS_PER_CALL] for i in range(0, len(group), MAX_IDS_PER_CALL)
+                ):
                     # Shrink a merge that would cut past the threshold; the rest waits for a later session.
                     while len(chunk) >= 2 and (
                         tokens - sum(m.token_estimate for m in chunk[1:]) < floor_tokens
@@ -55,10 +57,17 @@ class OfflineRefiner:
         return self._plan
 
     def turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None = None,
     ) -> Turn:
         if not tools:  # the consent step
-            return Turn(content=json.dumps({"consent": True, "reason": "Offline policy: exact and near-exact duplicates only."}))
+            return Turn(
+                content=json.dumps(
+                    {"consent": True, "reason": "Offline policy: exact and near-exact duplicates only."}
+                )
+            )
         plan = self._planned()
         answered = [m for m in messages if m.get("role") == "tool"]
         if not answered and plan:
@@ -85,5 +94,11 @@ class OfflineRefiner:
             summary = "Offline refiner: no true duplicates found; zero operations."
         return Turn(
             content=None,
-            tool_calls=[ToolCall(id="offline-complete", name="complete_refinement", arguments=json.dumps({"summary": summary}))],
+            tool_calls=[
+                ToolCall(
+                    id="offline-complete",
+                    name="complete_refinement",
+                    arguments=json.dumps({"summary": summary}),
+                )
+            ],
         )

@@ -36,7 +36,9 @@ class MergeBands:
 
 
 SEMANTIC_BANDS = MergeBands(fallback_low=0.55, check_low=0.85)
-CONTEXT_BANDS = MergeBands(fallback_low=0.70, check_low=0.92)  # docs/spec/003-memory-system.md §10: stricter for context updates
+CONTEXT_BANDS = MergeBands(
+    fallback_low=0.70, check_low=0.92
+)  # docs/spec/003-memory-system.md §10: stricter for context updates
 COSINE_LOW = SEMANTIC_BANDS.fallback_low  # below this, two texts share too little to be one fact
 
 

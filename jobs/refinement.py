@@ -78,7 +78,9 @@ def _interrupt_orphans(agent_id: int, keep: int | None) -> None:
         db.session.execute(stmt)
 
 
-def run_refinement(agent_id: int, trigger: str = "manual", session_id: int | None = None, force: bool = False) -> dict:
+def run_refinement(
+    agent_id: int, trigger: str = "manual", session_id: int | None = None, force: bool = False
+) -> dict:
     """Run one refinement session for an agent (an RQ job on the `llm` queue, or in-process with --now).
 
     dedup → skip checks → consent → the tool loop → complete / incomplete / terminated.
@@ -115,7 +117,12 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
         raise
     with atomic():
         session = start_session(
-            agent.id, trigger, model=model.label, session_id=session_id, job_id=job.id if job else None, phase="dedup"
+            agent.id,
+            trigger,
+            model=model.label,
+            session_id=session_id,
+            job_id=job.id if job else None,
+            phase="dedup",
         )
     try:
         with atomic():
@@ -156,7 +163,9 @@ def _run_locked(agent: Agent, trigger: str, session_id: int | None, force: bool)
         session = db.session.get_one(RefinementSession, session.id)
         # The type and the HTTP status, never the message text: errors can echo prompt content.
         status_code = getattr(err, "status_code", None)
-        _finish(session, "failed", f"{type(err).__name__}" + (f" (HTTP {status_code})" if status_code else ""))
+        _finish(
+            session, "failed", f"{type(err).__name__}" + (f" (HTTP {status_code})" if status_code else "")
+        )
         raise
 
 
@@ -248,16 +257,31 @@ def _pages(agent_id: int, memories: list[LedgerEntry], lines: list[str], limit: 
 
 
 def _page_messages(
-    session: RefinementSession, agent: Agent, pages: list[Page], page: int, line_of: dict[int, str], limit: int
+    session: RefinementSession,
+    agent: Agent,
+    pages: list[Page],
+    page: int,
+    line_of: dict[int, str],
+    limit: int,
 ) -> list[dict[str, Any]]:
     """The conversation for one page: its lines as of now (memories merged away since the plan are
     gone from it), the token status of the whole core, and a kickoff with the session's progress."""
     wanted = pages[page].ids
-    active = set(db.session.scalars(select(AgentMemory.id).where(
-        AgentMemory.id.in_(wanted), AgentMemory.deleted_at.is_(None))))
+    active = set(
+        db.session.scalars(
+            select(AgentMemory.id).where(AgentMemory.id.in_(wanted), AgentMemory.deleted_at.is_(None))
+        )
+    )
     tokens, count = core_totals(agent.id)
-    system = paged_refinement_prompt(agent, [line_of[i] for i in wanted if i in active], page=page + 1,
-                                     pages=len(pages), tokens=tokens, count=count, limit=limit)
+    system = paged_refinement_prompt(
+        agent,
+        [line_of[i] for i in wanted if i in active],
+        page=page + 1,
+        pages=len(pages),
+        tokens=tokens,
+        count=count,
+        limit=limit,
+    )
     kickoff = PAGE_KICKOFF.format(page=page + 1, pages=len(pages), ops=session.ops_count, cap=HARD_CAP)
     return [{"role": "system", "content": system}, {"role": "user", "content": kickoff}]
 
@@ -273,8 +297,14 @@ def _account(session: RefinementSession, turn) -> None:
 
 def _audit_session_event(session: RefinementSession, action: str) -> None:
     with atomic():
-        write_audit(op_id=new_op_id(), actor="system:refinement", action=action, agent_id=session.agent_id,
-                    session_id=session.id, data={"status": session.status})
+        write_audit(
+            op_id=new_op_id(),
+            actor="system:refinement",
+            action=action,
+            agent_id=session.agent_id,
+            session_id=session.id,
+            data={"status": session.status},
+        )
 
 
 def result(session: RefinementSession) -> dict:

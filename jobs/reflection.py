@@ -97,9 +97,18 @@ def reflect_for_agent(agent_id: int) -> dict:
                 continue
             tokens += memory.token_estimate
             promoted.append(memory.id)
-        write_audit(op_id=new_op_id(), actor=ACTOR, action="reflection_run", agent_id=agent_id,
-                    data={"considered": [m.id for m in aged], "promoted": promoted, "held_for_budget": held,
-                          "refused": refused})
+        write_audit(
+            op_id=new_op_id(),
+            actor=ACTOR,
+            action="reflection_run",
+            agent_id=agent_id,
+            data={
+                "considered": [m.id for m in aged],
+                "promoted": promoted,
+                "held_for_budget": held,
+                "refused": refused,
+            },
+        )
     return {"agent_id": agent_id, "status": "ok", "promoted": promoted, "held_for_budget": held}
 
 

@@ -58,20 +58,33 @@ def embed_memories(agent_id: int, memory_ids: Iterable[int] | None = None) -> in
     for start in range(0, len(stale), BATCH):
         chunk = stale[start : start + BATCH]
         rows = db.session.execute(
-            select(AgentMemory.id, AgentMemory.content, AgentMemory.content_hash).where(AgentMemory.id.in_(chunk))
+            select(AgentMemory.id, AgentMemory.content, AgentMemory.content_hash).where(
+                AgentMemory.id.in_(chunk)
+            )
         ).all()
         vectors = embedder.embed([r.content for r in rows])  # before the write: no lock held over the network
         with atomic():  # one unit of work per batch: a rerun redoes at most one batch
-            existing = {e.memory_id: e for e in db.session.scalars(select(MemoryEmbedding).where(MemoryEmbedding.memory_id.in_(chunk)))}
+            existing = {
+                e.memory_id: e
+                for e in db.session.scalars(
+                    select(MemoryEmbedding).where(MemoryEmbedding.memory_id.in_(chunk))
+                )
+            }
             for row, vector in zip(rows, vectors, strict=True):
                 record = existing.get(row.id) or MemoryEmbedding(memory_id=row.id, agent_id=agent_id)
                 record.model, record.dims = embedder.label, int(vector.shape[0])
-                record.content_hash, record.vector, record.created_at = row.content_hash, to_bytes(vector), utcnow()
+                record.content_hash, record.vector, record.created_at = (
+                    row.content_hash,
+                    to_bytes(vector),
+                    utcnow(),
+                )
                 db.session.add(record)
     return len(stale)
 
 
-def agent_vectors(agent_id: int, memory_types: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def agent_vectors(
+    agent_id: int, memory_types: tuple[str, ...] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(ids, matrix) of the agent's active memories with a current vector of the configured model."""
     stmt = (
         select(MemoryEmbedding.memory_id, MemoryEmbedding.vector)
@@ -94,8 +107,6 @@ def agent_vectors(agent_id: int, memory_types: tuple[str, ...] | None = None) ->
     return np.array([r[0] for r in rows], dtype=np.int64), matrix
 
 
-
-
 def _nearest(matrix: np.ndarray, rows: list[int], top_k: int, link_min: float):
     """For each row, its top_k other rows with cosine >= link_min, best first: (column, score) pairs.
 
@@ -111,7 +122,10 @@ def _nearest(matrix: np.ndarray, rows: list[int], top_k: int, link_min: float):
         hit_scores = scores[hit_rows, hit_columns]
         bounds = np.searchsorted(hit_rows, np.arange(len(chunk) + 1))
         for row in range(len(chunk)):
-            columns, values = hit_columns[bounds[row] : bounds[row + 1]], hit_scores[bounds[row] : bounds[row + 1]]
+            columns, values = (
+                hit_columns[bounds[row] : bounds[row + 1]],
+                hit_scores[bounds[row] : bounds[row + 1]],
+            )
             best = np.lexsort((columns, -values))[:top_k]  # score descending, then column ascending
             yield list(zip(columns[best].tolist(), values[best].tolist(), strict=True))
 
@@ -146,22 +160,34 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
             if pair in existing:
                 continue
             existing.add(pair)
-            edges.append({"agent_id": agent_id, "from_id": pair[0], "to_id": pair[1], "strength": round(strength, 4)})
+            edges.append(
+                {"agent_id": agent_id, "from_id": pair[0], "to_id": pair[1], "strength": round(strength, 4)}
+            )
             per_memory.setdefault(source, []).append([target, round(strength, 4)])
             per_memory.setdefault(target, []).append([source, round(strength, 4)])
     now = utcnow()
     with atomic():
         if edges:  # one executemany INSERT, not one ORM object per edge
-            db.session.execute(insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges])
+            db.session.execute(
+                insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges]
+            )
         # One audit record per linked memory (each end of an edge), metadata only, written together
         # (write_audit flushes per record, ~1 ms each, which dominated big batches). It names the memory, so
         # the edge is a LINK in that memory's history and a `link` event; it has no snapshot, so the Time
         # Machine and the audit chain pass it by (a link changes no memory row).
-        write_audits([
-            {"op_id": new_op_id(), "actor": "system:relations", "action": "link", "agent_id": agent_id,
-             "memory_id": memory, "data": {"memory": memory, "linked": linked}}
-            for memory, linked in sorted(per_memory.items())
-        ])
+        write_audits(
+            [
+                {
+                    "op_id": new_op_id(),
+                    "actor": "system:relations",
+                    "action": "link",
+                    "agent_id": agent_id,
+                    "memory_id": memory,
+                    "data": {"memory": memory, "linked": linked},
+                }
+                for memory, linked in sorted(per_memory.items())
+            ]
+        )
     return len(edges)
 
 
@@ -173,7 +199,9 @@ def link_pending() -> dict:
         .where(
             AgentMemory.deleted_at.is_(None),
             AgentMemory.memory_type.in_(LINKED_TYPES),
-            or_(MemoryEmbedding.memory_id.is_(None), MemoryEmbedding.content_hash != AgentMemory.content_hash),
+            or_(
+                MemoryEmbedding.memory_id.is_(None), MemoryEmbedding.content_hash != AgentMemory.content_hash
+            ),
         )
         .order_by(AgentMemory.agent_id, AgentMemory.id)
         .limit(5000)

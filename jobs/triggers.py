@@ -55,8 +55,14 @@ def enqueue_refinement(agent_id: int, trigger: str, actor: str, force: bool = Tr
         session = RefinementSession(agent_id=agent_id, trigger=trigger, status="queued", phase="queued")
         db.session.add(session)
         db.session.flush()
-        write_audit(op_id=new_op_id(), actor=actor, action="refinement_requested", agent_id=agent_id,
-                    session_id=session.id, data={"trigger": trigger})
+        write_audit(
+            op_id=new_op_id(),
+            actor=actor,
+            action="refinement_requested",
+            agent_id=agent_id,
+            session_id=session.id,
+            data={"trigger": trigger},
+        )
     _enqueue(session, force, queue)
     return session
 
@@ -85,7 +91,9 @@ def _enqueue(session: RefinementSession, force: bool, queue: str) -> None:
         with atomic():
             db.session.refresh(session)
             if session.status == "queued":
-                finish_session(session, "failed", totals=core_totals(session.agent_id), error=QUEUE_UNREACHABLE)
+                finish_session(
+                    session, "failed", totals=core_totals(session.agent_id), error=QUEUE_UNREACHABLE
+                )
         raise
     with atomic():
         session.job_id = job.id
@@ -108,15 +116,23 @@ def reconcile_sessions(now=None) -> dict:
         )
     ).all()
     for session in stranded:
-        job = Job.fetch(f"refine-{session.id}", connection=get_rq().connection) if _job_exists(session) else None
+        job = (
+            Job.fetch(f"refine-{session.id}", connection=get_rq().connection)
+            if _job_exists(session)
+            else None
+        )
         if job is None:
             interactive = session.trigger in ("console", "cli", "manual")  # an admin asked for it
             _enqueue(session, force=interactive, queue="interactive" if interactive else "llm")
             requeued.append(session.id)
         elif job.get_status() in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
             with atomic():  # the job ended without ever opening the session (its RQ record says why)
-                finish_session(session, "failed", totals=core_totals(session.agent_id),
-                               error=f"its job {job.get_status().value} before the session started")
+                finish_session(
+                    session,
+                    "failed",
+                    totals=core_totals(session.agent_id),
+                    error=f"its job {job.get_status().value} before the session started",
+                )
             failed.append(session.id)
     stalled = db.session.scalars(
         select(RefinementSession).where(
@@ -134,14 +150,21 @@ def reconcile_sessions(now=None) -> dict:
                 )  # fmt: skip
             interrupted.append(session.id)
     if requeued or failed or interrupted:
-        log.info("sessions reconciled: %d re-queued, %d failed, %d interrupted", len(requeued), len(failed),
-                 len(interrupted))
+        log.info(
+            "sessions reconciled: %d re-queued, %d failed, %d interrupted",
+            len(requeued),
+            len(failed),
+            len(interrupted),
+        )
     return {"requeued": requeued, "failed": failed, "interrupted": interrupted}
 
 
 def refinement_sweep() -> dict:
     """Weekly (Monday 04:00 UTC): queue a session for every agent due; each applies the skip rules."""
-    queued = [enqueue_refinement(agent_id, "schedule", "system:sweep", force=False).id for agent_id in agents_due_for_sweep()]
+    queued = [
+        enqueue_refinement(agent_id, "schedule", "system:sweep", force=False).id
+        for agent_id in agents_due_for_sweep()
+    ]
     log.info("refinement sweep queued %d session(s)", len(queued))
     return {"queued": queued}
 
@@ -149,6 +172,9 @@ def refinement_sweep() -> dict:
 def over_budget_scan() -> dict:
     """Every 15 minutes: queue a session for agents over budget (not within the cool-down)."""
     agent_ids = over_budget_due()
-    queued = [enqueue_refinement(agent_id, "over_budget", "system:over-budget", force=False).id for agent_id in agent_ids]
+    queued = [
+        enqueue_refinement(agent_id, "over_budget", "system:over-budget", force=False).id
+        for agent_id in agent_ids
+    ]
     log.info("over-budget scan: %d agent(s) over budget, %d queued", len(agent_ids), len(queued))
     return {"over_budget": agent_ids, "queued": queued}

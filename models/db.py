@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session as FlaskSession
@@ -64,6 +64,18 @@ def read_from_replica() -> bool:
 
 
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"class_": RoutingSession})
+
+# The base class of every table. At run time it is Flask-SQLAlchemy's `db.Model`; mypy cannot see through
+# that attribute, so it checks the tables against SQLAlchemy's declarative base, which gives the same
+# `Mapped[...]` column types.
+if TYPE_CHECKING:
+    from sqlalchemy.orm import DeclarativeBase
+
+    class Model(DeclarativeBase):
+        pass
+
+else:
+    Model = db.Model
 
 
 def refresh_loaded(model: type, ident: int, values: dict) -> object | None:

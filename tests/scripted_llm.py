@@ -33,7 +33,13 @@ def _completion(message: dict[str, Any], prompt_tokens: int = 100, cached: int =
         "object": "chat.completion",
         "created": int(time.time()),
         "model": "scripted-model",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": 20,

@@ -669,7 +669,11 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
     rejected = client.post(f"/api/v1/patches/{held.get_json()['patch']['id']}/reject", headers=headers)
     assert rejected.get_json()["patch"]["status"] == "rejected"
     benign = save(
-        client, headers, content="The user prefers a warm tone.", category="preferences", field="tone",
+        client,
+        headers,
+        content="The user prefers a warm tone.",
+        category="preferences",
+        field="tone",
         user_ack=True,
     )
     assert benign.status_code == 201 and benign.get_json()["memory"]["tags"] == ["field:tone"]
@@ -836,7 +840,8 @@ def test_constitutional_flag_set_in_a_session_is_visible_but_locked(client, supe
 
 def test_relation_edges_boost_ranking_when_the_relations_layer_is_installed(client, supervisor, make_memory):
     relations = pytest.importorskip(
-        "models.retrieval.relations", reason="the relations layer (docs/spec/003-memory-system.md §2) is not installed"
+        "models.retrieval.relations",
+        reason="the relations layer (docs/spec/003-memory-system.md §2) is not installed",
     )
     agent, headers = supervisor
     plain = make_memory(agent, "The user grows basil on the balcony.", category="activity")

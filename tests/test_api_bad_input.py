@@ -331,7 +331,9 @@ def test_hostile_but_valid_text_is_plain_text(client, world):
         assert response.status_code == 201, response.get_json()
         created.append(response.get_json()["memory"]["id"])
         stored = client.get(f"/api/v1/memory/{created[-1]}", headers=headers).get_json()["content"]
-        assert stored == unicodedata.normalize("NFC", text)  # normalised (docs/spec/003-memory-system.md §9), otherwise verbatim
+        assert stored == unicodedata.normalize(
+            "NFC", text
+        )  # normalised (docs/spec/003-memory-system.md §9), otherwise verbatim
     for probe, expected in (
         (SQL, [created[0]]),
         ("\u05e9\u05dc\u05d5\u05dd", [created[1]]),

@@ -57,11 +57,23 @@ def test_tom_and_reflection_do_nothing_offline(make_agent):
 
 def test_reflection_promotes_within_budget_and_never_asks_twice(agent, llm):
     old = utcnow() - timedelta(days=10)
-    keep = create_memory(agent.id, "Maya's standing rule: no deploys on Fridays", actor="agent",
-                         memory_type="journal", created_at=old)
-    big = create_memory(agent.id, "A long lesson " + "about many things " * 20, actor="agent",
-                        memory_type="journal", created_at=old)
-    chat = create_memory(agent.id, "Chatted about lunch", actor="agent", memory_type="journal", created_at=old)
+    keep = create_memory(
+        agent.id,
+        "Maya's standing rule: no deploys on Fridays",
+        actor="agent",
+        memory_type="journal",
+        created_at=old,
+    )
+    big = create_memory(
+        agent.id,
+        "A long lesson " + "about many things " * 20,
+        actor="agent",
+        memory_type="journal",
+        created_at=old,
+    )
+    chat = create_memory(
+        agent.id, "Chatted about lunch", actor="agent", memory_type="journal", created_at=old
+    )
     fresh = create_memory(agent.id, "Today's note", actor="agent", memory_type="journal")
     llm.script = [s.text(json.dumps({"promote": [keep.id, big.id, 999], "reason": "lasting rules"}))]
 
@@ -74,7 +86,9 @@ def test_reflection_promotes_within_budget_and_never_asks_twice(agent, llm):
     prompt = llm.requests[0]["messages"][0]["content"]
     assert f"#{keep.id}" in prompt and f"#{fresh.id}" not in prompt
     assert reflect_for_agent(agent.id)["reason"] == "no aged journals"
-    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.memory_id == keep.id, AuditLog.action == "update"))
+    record = db.session.scalar(
+        sa.select(AuditLog).where(AuditLog.memory_id == keep.id, AuditLog.action == "update")
+    )
     assert record.actor == "system:reflection" and record.after["memory_type"] == "core"
 
 
@@ -88,8 +102,12 @@ def test_procedures_are_numbered_steps_behind_a_flag_and_stay_out_of_the_prompt(
     app.config["PROCEDURAL_MEMORY"] = True
     with pytest.raises(ValidationFailed):
         save_procedure(agent.id, "Deploy", ["x" * 201])
-    memory = save_procedure(agent.id, "Deploy the API", ["Run the tests", "Tag the release.", "Watch the error rate"])
-    assert memory.content == "Deploy the API:\n1. Run the tests.\n2. Tag the release.\n3. Watch the error rate."
+    memory = save_procedure(
+        agent.id, "Deploy the API", ["Run the tests", "Tag the release.", "Watch the error rate"]
+    )
+    assert (
+        memory.content == "Deploy the API:\n1. Run the tests.\n2. Tag the release.\n3. Watch the error rate."
+    )
     assert (memory.memory_type, memory.category) == ("procedural", "procedural")
     assert memory.id not in {m.id for m in db.session.scalars(AgentMemory.for_prompt(agent.id))}
 
@@ -103,7 +121,8 @@ def test_multi_fact_extraction_writes_new_facts_within_the_per_turn_cap(agent, l
     assert extract_facts(agent.id, "short")["status"] == "skipped"
     create_memory(agent.id, "Maya owns the launch checklist", actor="agent", memory_type="semantic")
     facts = [{"text": "Maya owns the launch checklist."}] + [
-        {"text": f"The launch needs sign-off number {n}", "category": "tasks", "importance": 3} for n in range(4)
+        {"text": f"The launch needs sign-off number {n}", "category": "tasks", "importance": 3}
+        for n in range(4)
     ]
     llm.script = [s.text(json.dumps({"facts": facts}))]
 

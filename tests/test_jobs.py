@@ -165,7 +165,9 @@ def test_configured_timings_are_reconciled_replacing_only_the_jobs_they_change(a
     assert (sweep.weekday(), sweep.hour, sweep.minute) == (2, 1, 30)  # Wednesday 01:30 UTC
     assert scan.minute in (0, 20, 40) and scan.second == 0
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert jobs[ID_PREFIX + "refinement-sweep"].description == "Weekly refinement sweep, cron 30 1 * * 3 (UTC)"
+    assert (
+        jobs[ID_PREFIX + "refinement-sweep"].description == "Weekly refinement sweep, cron 30 1 * * 3 (UTC)"
+    )
     assert reconcile(scheduler)["replaced"] == []  # and again changes nothing
     from jobs.schedule import scheduled  # what `rq schedule`, the jobs page and the forecast list
 

@@ -23,8 +23,12 @@ def _age(memory_id: int, days: int) -> None:
 
 def test_ttl_expires_then_purges_only_idle_unimportant_non_core_memories(make_agent):
     agent = make_agent()
-    idle = create_memory(agent.id, "Chatted about the weather", actor="agent", memory_type="episodic", importance=1)
-    important = create_memory(agent.id, "Signed the contract", actor="agent", memory_type="episodic", importance=4)
+    idle = create_memory(
+        agent.id, "Chatted about the weather", actor="agent", memory_type="episodic", importance=1
+    )
+    important = create_memory(
+        agent.id, "Signed the contract", actor="agent", memory_type="episodic", importance=4
+    )
     pinned = create_memory(agent.id, "Pinned note", actor="agent", memory_type="semantic", pinned=True)
     core = create_memory(agent.id, "Core identity", actor="agent")
     locked = create_memory(agent.id, "Vow", actor="admin:1", memory_type="semantic", constitutional=True)
@@ -39,7 +43,10 @@ def test_ttl_expires_then_purges_only_idle_unimportant_non_core_memories(make_ag
     db.session.expire_all()
     row = db.session.get(AgentMemory, idle.id)
     assert row.deleted_at is not None and row.purge_at > utcnow() + timedelta(days=29)
-    assert all(db.session.get(AgentMemory, m.id).deleted_at is None for m in (important, pinned, core, locked, recent))
+    assert all(
+        db.session.get(AgentMemory, m.id).deleted_at is None
+        for m in (important, pinned, core, locked, recent)
+    )
     assert ttl_lifecycle() == {"expired": 0, "purged": 0, "skipped": 0}  # idempotent
 
     later = utcnow() + timedelta(days=31)

@@ -34,7 +34,9 @@ def _counts() -> tuple[int, int]:
     )
 
 
-def test_background_jobs_skip_an_unreachable_model_naming_the_setting(app, redis_conn, make_agent, monkeypatch):
+def test_background_jobs_skip_an_unreachable_model_naming_the_setting(
+    app, redis_conn, make_agent, monkeypatch
+):
     _no_endpoint(app, monkeypatch)
     app.config["MULTI_FACT_EXTRACTION"] = True
     agent = make_agent(model_id="some-model")
@@ -57,14 +59,18 @@ def test_background_jobs_skip_an_unreachable_model_naming_the_setting(app, redis
     assert _counts() == before  # nothing written, and no "offline" merge of the same-fact pair
 
 
-def test_the_offline_policy_still_applies_to_an_agent_without_a_model(app, redis_conn, make_agent, monkeypatch):
+def test_the_offline_policy_still_applies_to_an_agent_without_a_model(
+    app, redis_conn, make_agent, monkeypatch
+):
     _no_endpoint(app, monkeypatch)
     agent = make_agent()
     assert missing_endpoint(agent) is None
     assert reflect_for_agent(agent.id)["reason"] == "offline policy: keep journals"
 
 
-def test_the_mechanic_consent_question_says_the_model_cannot_be_called(app, redis_conn, make_agent, monkeypatch):
+def test_the_mechanic_consent_question_says_the_model_cannot_be_called(
+    app, redis_conn, make_agent, monkeypatch
+):
     _no_endpoint(app, monkeypatch)
     admin = create_admin("mechanic@example.com", "correct horse battery staple")
     agent = make_agent(model_id="some-model")
@@ -73,4 +79,6 @@ def test_the_mechanic_consent_question_says_the_model_cannot_be_called(app, redi
     assert result["status"] == "declined"
     db.session.expire_all()
     grant = db.session.get(type(grant), grant.id)
-    assert grant.decision_reason == "its model cannot be called (no endpoint configured) and no standing consent"
+    assert (
+        grant.decision_reason == "its model cannot be called (no endpoint configured) and no standing consent"
+    )

@@ -198,8 +198,12 @@ def test_the_sign_in_limit_counts_in_the_master_the_sentinel_names(cluster, sent
 
     client = sentinel_app.test_client()
     token = csrf_from(client.get("/login").text)
-    refused = client.post("/login", data={"email": "nobody@example.com", "password": "wrong", "csrf_token": token})
+    refused = client.post(
+        "/login", data={"email": "nobody@example.com", "password": "wrong", "csrf_token": token}
+    )
     assert refused.status_code == 401
     master = redis.Redis(port=cluster.master_port())
     prefix = sentinel_app.config["RATELIMIT_KEY_PREFIX"]
-    assert [key for key in master.scan_iter(f"*{prefix}*")], "the failed sign-in was not counted in the master"
+    assert [key for key in master.scan_iter(f"*{prefix}*")], (
+        "the failed sign-in was not counted in the master"
+    )

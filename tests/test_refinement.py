@@ -25,8 +25,13 @@ def agent(app, make_agent, llm, monkeypatch, redis_conn):
 def seed(agent, n: int = 20, **fields) -> list[AgentMemory]:
     start = utcnow() - timedelta(days=200)
     return [
-        create_memory(agent.id, f"Distinct memory number {i} about topic {i * 7}", actor="admin:seed",
-                      created_at=start + timedelta(days=i), **fields)
+        create_memory(
+            agent.id,
+            f"Distinct memory number {i} about topic {i * 7}",
+            actor="admin:seed",
+            created_at=start + timedelta(days=i),
+            **fields,
+        )
         for i in range(n)
     ]
 
@@ -74,13 +79,19 @@ def test_zero_operation_session_completes_and_writes_the_journal(agent, llm):
 
 def test_normal_session_consolidates_true_duplicates_keeping_the_earliest_date(agent, llm):
     memories = seed(agent, 10)
-    a = create_memory(agent.id, "Maya takes her tea without sugar", actor="admin:seed",
-                      created_at=utcnow() - timedelta(days=300))
+    a = create_memory(
+        agent.id,
+        "Maya takes her tea without sugar",
+        actor="admin:seed",
+        created_at=utcnow() - timedelta(days=300),
+    )
     b = create_memory(agent.id, "Maya drinks tea without sugar", actor="admin:seed")
     llm.script = [
         s.consent(),
-        s.tools(("consolidate_memories", {"ids": [a.id, b.id], "new_content": "Maya takes tea without sugar"}),
-                ("update_memory", {"id": memories[0].id, "content": "Memory 0 on topic 0"})),
+        s.tools(
+            ("consolidate_memories", {"ids": [a.id, b.id], "new_content": "Maya takes tea without sugar"}),
+            ("update_memory", {"id": memories[0].id, "content": "Memory 0 on topic 0"}),
+        ),
         s.complete("Merged 2 duplicates"),
     ]
 
@@ -88,10 +99,17 @@ def test_normal_session_consolidates_true_duplicates_keeping_the_earliest_date(a
 
     assert result["status"] == "completed" and result["ops"] == 2
     assert all(r["ok"] for r in tool_results(llm))
-    merged = db.session.scalar(sa.select(AgentMemory).where(AgentMemory.content == "Maya takes tea without sugar"))
+    merged = db.session.scalar(
+        sa.select(AgentMemory).where(AgentMemory.content == "Maya takes tea without sugar")
+    )
     assert merged.created_at == a.created_at
     records = db.session.scalars(sa.select(AuditLog).where(AuditLog.session_id == result["session_id"])).all()
-    assert {r.action for r in records} >= {"consolidate", "consolidate_source", "update", "refinement_complete"}
+    assert {r.action for r in records} >= {
+        "consolidate",
+        "consolidate_source",
+        "update",
+        "refinement_complete",
+    }
     assert all(r.actor == "agent" for r in records)
     assert result["stats"]["consolidations"] == 1 and result["stats"]["updated"] == 1
 
@@ -121,7 +139,11 @@ def test_fifteen_deletions_in_one_message_stop_at_the_hard_cap(agent, llm, app):
     agent.min_retention = 0.5
     db.session.commit()
     memories = seed(agent, 60)
-    llm.script = [s.consent(), s.tools(*[("delete_memory", {"id": m.id}) for m in memories[:15]]), s.complete("done")]
+    llm.script = [
+        s.consent(),
+        s.tools(*[("delete_memory", {"id": m.id}) for m in memories[:15]]),
+        s.complete("done"),
+    ]
 
     result = run(agent)
 
@@ -158,8 +180,16 @@ def test_locked_and_foreign_memories_are_refused_and_unchanged(agent, llm, make_
     result = run(agent)
 
     codes = [o.get("error") for o in tool_results(llm)]
-    assert codes == ["constitutional", "constitutional", "immutable", "immutable",
-                     "not_found", "not_found", "not_found", "not_found"]
+    assert codes == [
+        "constitutional",
+        "constitutional",
+        "immutable",
+        "immutable",
+        "not_found",
+        "not_found",
+        "not_found",
+        "not_found",
+    ]
     assert result["ops"] == 0 and result["status"] == "completed"
     assert core_state(agent.id) == before and state(stranger.id) == foreign_before
     # A refusal names ids, never content.
@@ -193,7 +223,12 @@ def test_malformed_arguments_get_structured_errors_and_change_nothing(agent, llm
     result = run(agent)
 
     outcomes = tool_results(llm)
-    assert [o.get("error") for o in outcomes[:9]] == ["bad_arguments"] * 5 + ["bad_arguments", "refused", "refused", "unknown_tool"]
+    assert [o.get("error") for o in outcomes[:9]] == ["bad_arguments"] * 5 + [
+        "bad_arguments",
+        "refused",
+        "refused",
+        "unknown_tool",
+    ]
     assert outcomes[9]["ok"] and outcomes[9]["count"] == 1  # % is literal
     assert outcomes[10]["ok"] and outcomes[10]["count"] == 0  # _ is literal
     assert outcomes[11]["error"] == "refused" and "date" in outcomes[11]["message"]
@@ -208,8 +243,12 @@ def test_calls_after_termination_are_refused_and_change_nothing(agent, llm):
     after = core_state(agent.id)
 
     toolbox = RefinementToolbox(result["session_id"])
-    for name, args in [("delete_memory", {"id": memories[5].id}), ("update_memory", {"id": memories[6].id, "content": "x"}),
-                       ("complete_refinement", {"summary": "sneaky"}), ("search_memories", {"query": "memory"})]:
+    for name, args in [
+        ("delete_memory", {"id": memories[5].id}),
+        ("update_memory", {"id": memories[6].id, "content": "x"}),
+        ("complete_refinement", {"summary": "sneaky"}),
+        ("search_memories", {"query": "memory"}),
+    ]:
         assert toolbox.call(name, args) == {"ok": False, "error": "terminated", "message": TERMINATED_MESSAGE}
     assert core_state(agent.id) == after
     assert db.session.get(RefinementSession, result["session_id"]).status == "terminated"
@@ -218,7 +257,10 @@ def test_calls_after_termination_are_refused_and_change_nothing(agent, llm):
 def test_model_that_never_completes_ends_incomplete_keeping_its_changes(agent, llm, app):
     app.config["REFINEMENT_MAX_TURNS"] = 4
     memories = seed(agent, 10)
-    llm.script = [s.consent(), s.tools(("update_memory", {"id": memories[0].id, "content": "Tighter memory 0"}))]
+    llm.script = [
+        s.consent(),
+        s.tools(("update_memory", {"id": memories[0].id, "content": "Tighter memory 0"})),
+    ]
     llm.fallback = s.text("Let me think about it some more.")
 
     result = run(agent)
@@ -265,16 +307,27 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
     from models.changes.mutations import soft_delete_memories
 
     soft_delete_memories(agent.id, [soft_deleted.id], actor="admin:seed")
-    llm.script = [s.consent(), s.tools(("search_memories", {"query": "memory"})), s.text("thinking"), s.complete("done")]
+    llm.script = [
+        s.consent(),
+        s.tools(("search_memories", {"query": "memory"})),
+        s.text("thinking"),
+        s.complete("done"),
+    ]
 
     run(agent)
 
     systems = [r["messages"][0] for r in llm.tool_requests]
     assert len(systems) == 3 and all(m == systems[0] for m in systems)
     prompt = systems[0]["content"]
-    assert prompt.index("DE-DUPLICATION") < prompt.index("## Your refinement instructions") < prompt.index(
-        "## Token status") < prompt.index("## Your core memory ledger")
-    assert "Bias toward completing with zero operations" in prompt  # docs/spec/002-refinement-lessons.md default
+    assert (
+        prompt.index("DE-DUPLICATION")
+        < prompt.index("## Your refinement instructions")
+        < prompt.index("## Token status")
+        < prompt.index("## Your core memory ledger")
+    )
+    assert (
+        "Bias toward completing with zero operations" in prompt
+    )  # docs/spec/002-refinement-lessons.md default
     assert ledger_line(memories[0]) in prompt
     first = memories[0]
     assert ledger_line(first) == (
@@ -283,8 +336,14 @@ def test_prompt_prefix_is_byte_identical_across_turns_and_follows_the_ledger_for
     assert "[CONSTITUTIONAL] [vow]: Keep this promise" in prompt
     assert "Deleted secret" not in prompt  # soft-deleted never reaches a prompt
     names = {t["function"]["name"] for t in llm.tool_requests[0]["tools"]}
-    assert names == {"search_memories", "consolidate_memories", "update_memory", "delete_memory",
-                     "protect_memory", "complete_refinement"}
+    assert names == {
+        "search_memories",
+        "consolidate_memories",
+        "update_memory",
+        "delete_memory",
+        "protect_memory",
+        "complete_refinement",
+    }
 
 
 def test_agent_refinement_prompt_replaces_the_default(agent, llm):

@@ -63,8 +63,13 @@ def test_two_workers_on_one_agent_run_exactly_one_session(app, agent, llm, redis
     env = child_env(app)
     logs = [open(tmp_path / f"worker{i}.log", "wb") for i in range(2)]  # noqa: SIM115
     workers = [
-        subprocess.Popen([*FLASK, "rq", "worker", "llm", "--burst", "--name", f"w{i}-{os.getpid()}"], cwd=ROOT,
-                         env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.Popen(
+            [*FLASK, "rq", "worker", "llm", "--burst", "--name", f"w{i}-{os.getpid()}"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         for i, log in enumerate(logs)
     ]
     try:
@@ -91,7 +96,9 @@ def test_two_workers_on_one_agent_run_exactly_one_session(app, agent, llm, redis
     results = [Job.fetch(job.id, connection=redis_conn).return_value() for job in jobs]
     assert sorted(r["status"] for r in results) == ["busy", "completed"]
     db.session.expire_all()
-    sessions = db.session.scalars(sa.select(RefinementSession).where(RefinementSession.agent_id == agent.id)).all()
+    sessions = db.session.scalars(
+        sa.select(RefinementSession).where(RefinementSession.agent_id == agent.id)
+    ).all()
     assert [x.status for x in sessions] == ["completed"]
     assert sum(1 for r in llm.requests if not r.get("tools")) == 1  # one consent request: one session ran
 
@@ -104,8 +111,14 @@ def test_worker_killed_mid_session_leaves_whole_audited_operations_and_is_interr
         s.tools(("update_memory", {"id": memories[0].id, "content": "Memory zero, tightened"})),
         lambda request: s.Reply(body={}, hold=stall),  # the next turn never answers: we kill the worker here
     ]
-    child = subprocess.Popen([*FLASK, "refine", agent.name, "--now"], cwd=ROOT, env=child_env(app),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    child = subprocess.Popen(
+        [*FLASK, "refine", agent.name, "--now"],
+        cwd=ROOT,
+        env=child_env(app),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         wait_for(lambda: len(llm.requests) >= 3, timeout=60)
         os.killpg(child.pid, signal.SIGKILL)
@@ -119,15 +132,21 @@ def test_worker_killed_mid_session_leaves_whole_audited_operations_and_is_interr
     killed = db.session.scalar(sa.select(RefinementSession).where(RefinementSession.agent_id == agent.id))
     assert killed.status == "running"  # nobody was left to say otherwise
     assert db.session.get(AgentMemory, memories[0].id).content == "Memory zero, tightened"
-    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.session_id == killed.id, AuditLog.action == "update"))
+    record = db.session.scalar(
+        sa.select(AuditLog).where(AuditLog.session_id == killed.id, AuditLog.action == "update")
+    )
     assert record.before is not None and record.after is not None and killed.ops_count == 1
 
     # The dead worker's lock lapses within its TTL; then a new session starts and marks the old one.
     llm.script = [s.consent(), s.complete("after the crash")]
-    wait_for(lambda: run_refinement(agent.id, "test", force=True)["status"] != "busy", timeout=20, interval=0.5)
+    wait_for(
+        lambda: run_refinement(agent.id, "test", force=True)["status"] != "busy", timeout=20, interval=0.5
+    )
     db.session.expire_all()
     statuses = db.session.scalars(
-        sa.select(RefinementSession.status).where(RefinementSession.agent_id == agent.id).order_by(RefinementSession.id)
+        sa.select(RefinementSession.status)
+        .where(RefinementSession.agent_id == agent.id)
+        .order_by(RefinementSession.id)
     ).all()
     assert statuses == ["interrupted", "completed"]
 

@@ -40,7 +40,9 @@ def test_related_memories_are_linked_once_with_their_score_and_audited(make_agen
     assert strongest == {a.id: [(b.id, edges[0].strength)], b.id: [(a.id, edges[0].strength)], c.id: []}
     # Each end of the edge gets a metadata-only `link` record naming it, so the link is in both histories
     # (issue 17; before, the record named no memory and the link was in neither).
-    records = db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "link").order_by(AuditLog.id)).all()
+    records = db.session.scalars(
+        sa.select(AuditLog).where(AuditLog.action == "link").order_by(AuditLog.id)
+    ).all()
     assert [(r.actor, r.memory_id, r.data["linked"][0][0]) for r in records] == [
         ("system:relations", a.id, b.id),
         ("system:relations", b.id, a.id),
@@ -67,8 +69,13 @@ def test_offline_consolidation_merges_only_true_duplicates_and_respects_locks(ma
     twin = semantic(agent, "maya takes two sugars in her coffee.")
     near = semantic(agent, "Maya takes three sugars in her coffee")
     vow = semantic(agent, "Maya never shares her phone number", constitutional=False)
-    vow_twin = create_memory(agent.id, "Maya never shares her phone number.", actor="admin:1",
-                             memory_type="semantic", constitutional=True)
+    vow_twin = create_memory(
+        agent.id,
+        "Maya never shares her phone number.",
+        actor="admin:1",
+        memory_type="semantic",
+        constitutional=True,
+    )
     voice = semantic(agent, "Her laugh at the harbour", tags=["voice"])
     voice_twin = semantic(agent, "her laugh at the harbour")
 
@@ -111,7 +118,13 @@ def test_model_checks_pairs_in_batches_within_a_token_budget_and_fingerprints_su
         semantic(agent, f"Release {i} is scheduled for sprint {i}")
         semantic(agent, f"Release {i} is scheduled for sprint {i} again")
     app.config["CONSOLIDATION_TOKEN_BUDGET"] = 100  # one batch of 8 pairs costs 120 tokens
-    llm.script = [s.text(json.dumps({"verdicts": [{"pair": 1, "same": True}] + [{"pair": n, "same": False} for n in range(2, 9)]}))]
+    llm.script = [
+        s.text(
+            json.dumps(
+                {"verdicts": [{"pair": 1, "same": True}] + [{"pair": n, "same": False} for n in range(2, 9)]}
+            )
+        )
+    ]
 
     result = consolidate_agent(agent.id)
 
@@ -124,7 +137,11 @@ def test_model_checks_pairs_in_batches_within_a_token_budget_and_fingerprints_su
 
     def asked(request) -> set[frozenset[str]]:
         lines = request["messages"][0]["content"].splitlines()
-        texts = [line.split(": ", 1)[1] for line in lines if line.lstrip().startswith(("A: ", "B: ")) or ". A: " in line]
+        texts = [
+            line.split(": ", 1)[1]
+            for line in lines
+            if line.lstrip().startswith(("A: ", "B: ")) or ". A: " in line
+        ]
         return {frozenset(texts[i : i + 2]) for i in range(0, len(texts), 2)}
 
     assert len(asked(llm.requests[0])) == 8 and len(asked(llm.requests[1])) >= 1

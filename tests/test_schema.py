@@ -35,7 +35,11 @@ def test_guard_triggers_are_installed(app):
         } <= names
     else:
         names = set(db.session.scalars(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")))
-        assert {"agent_memories_constitutional_guard", "audit_logs_append_only", "audit_contents_redaction_only"} <= names
+        assert {
+            "agent_memories_constitutional_guard",
+            "audit_logs_append_only",
+            "audit_contents_redaction_only",
+        } <= names
 
 
 def test_app_factory_opens_no_connection(monkeypatch, database_url):

@@ -78,7 +78,9 @@ def core_tokens(agent_id: int) -> int:
     db.session.expire_all()
     tokens, count = db.session.execute(
         sa.select(sa.func.coalesce(sa.func.sum(AgentMemory.token_estimate), 0), sa.func.count()).where(
-            AgentMemory.agent_id == agent_id, AgentMemory.memory_type == "core", AgentMemory.deleted_at.is_(None)
+            AgentMemory.agent_id == agent_id,
+            AgentMemory.memory_type == "core",
+            AgentMemory.deleted_at.is_(None),
         )
     ).one()
     assert core_totals(agent_id) == (tokens, count), "the maintained core totals drifted from the aggregate"

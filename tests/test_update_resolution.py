@@ -51,7 +51,9 @@ def model_agent(app, make_agent, llm, monkeypatch, redis_conn):
     return make_agent(model_id="scripted-model", base_url=llm.url)
 
 
-def test_a_numeric_step_updates_the_older_fact_audited_and_reversible(app, make_agent, redis_conn, monkeypatch):
+def test_a_numeric_step_updates_the_older_fact_audited_and_reversible(
+    app, make_agent, redis_conn, monkeypatch
+):
     monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     agent = make_agent()
     older, newer = semantic(agent, OLD, days_ago=5), semantic(agent, NEW)
@@ -132,8 +134,8 @@ def test_consolidation_checks_the_writing_rules_before_it_writes(app, make_agent
     assert row(first.id).deleted_at is None and row(twin.id).deleted_at is None
 
 
-def test_consolidation_never_changes_a_sensitive_field_and_pairs_only_within_one_field(app,
-    make_agent, redis_conn, monkeypatch
+def test_consolidation_never_changes_a_sensitive_field_and_pairs_only_within_one_field(
+    app, make_agent, redis_conn, monkeypatch
 ):
     monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
     agent = make_agent()

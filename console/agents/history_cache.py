@@ -37,9 +37,7 @@ def _dump(history: TokenHistory) -> str:
 
 def _load(blob: bytes) -> TokenHistory:
     data = json.loads(blob)
-    return TokenHistory(
-        points=[(parse_utc(at), value) for at, value in data["points"]], total=data["total"]
-    )
+    return TokenHistory(points=[(parse_utc(at), value) for at, value in data["points"]], total=data["total"])
 
 
 def cached_histories(agent_ids: Sequence[int], *, build: bool = True) -> dict[int, TokenHistory]:

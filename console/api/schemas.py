@@ -90,10 +90,12 @@ class QueryFilters(Request):
     importance_min: Importance | None = None
     importance_max: Importance | None = None
     updated_after: UtcTime | date | None = Field(
-        default=None, description="Inclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
+        default=None,
+        description="Inclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC).",
     )
     updated_before: UtcTime | date | None = Field(
-        default=None, description="Exclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC)."
+        default=None,
+        description="Exclusive; a date means 00:00 UTC; any offset (clamped to years 1-9999 in UTC).",
     )
 
 
@@ -228,7 +230,8 @@ class ProcedureCreate(Request):
 
     title: Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]
     steps: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]], Field(min_length=1, max_length=12)
+        list[Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]],
+        Field(min_length=1, max_length=12),
     ]
     user_id: Ident | None = None
     thread_id: Ident | None = None
@@ -258,7 +261,9 @@ class MemoryUpdate(Request):
     pinned: bool = None  # type: ignore[assignment]
     tags: Tags = None  # type: ignore[assignment]
     field: FieldName | None = None
-    user_ack: bool = Field(default=False, description="As on create: a signal for a benign user-context field.")
+    user_ack: bool = Field(
+        default=False, description="As on create: a signal for a benign user-context field."
+    )
     user_id: Ident | None = None
     thread_id: Ident | None = None
     run_id: Ident | None = None
@@ -384,7 +389,9 @@ class MemoryState(Response):
 
 class HistoryEventOut(Response):
     id: int
-    event: str = Field(description="ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK or TTL (docs/spec/003-memory-system.md §8).")
+    event: str = Field(
+        description="ADD, UPDATE, DELETE, MERGE, RESTORE, ROLLBACK or TTL (docs/spec/003-memory-system.md §8)."
+    )
     action: str
     actor: str
     session_id: int | None

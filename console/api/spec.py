@@ -262,7 +262,11 @@ class Api:
                 }
             if status in (429, 503):
                 entry["headers"] = {
-                    "Retry-After": {"required": status == 429, "schema": {"type": "integer"}, "description": "Seconds"}
+                    "Retry-After": {
+                        "required": status == 429,
+                        "schema": {"type": "integer"},
+                        "description": "Seconds",
+                    }
                 }
             responses[str(status)] = entry
         spec: dict[str, Any] = {

@@ -26,8 +26,12 @@ def agent_cli() -> None:
 
 @agent_cli.command("create")
 @click.argument("name")
-@click.option("--model", "model_id", default=None, help="Model id for the agent's own LLM (OpenAI-compatible).")
-@click.option("--budget", type=click.IntRange(100, 1_000_000), default=DEFAULT_CORE_TOKEN_BUDGET, show_default=True)
+@click.option(
+    "--model", "model_id", default=None, help="Model id for the agent's own LLM (OpenAI-compatible)."
+)
+@click.option(
+    "--budget", type=click.IntRange(100, 1_000_000), default=DEFAULT_CORE_TOKEN_BUDGET, show_default=True
+)
 @click.option("--role", default=None, help="Role for category allowlists (supervisor, planner, ...).")
 @with_appcontext
 def create_agent(name: str, model_id: str | None, budget: int, role: str | None) -> None:
@@ -41,7 +45,16 @@ def create_agent(name: str, model_id: str | None, budget: int, role: str | None)
     token = agent.issue_token()
     db.session.add(agent)
     db.session.commit()
-    emit({"id": agent.id, "name": agent.name, "token": token, "model_id": model_id, "role": role, "core_token_budget": budget})
+    emit(
+        {
+            "id": agent.id,
+            "name": agent.name,
+            "token": token,
+            "model_id": model_id,
+            "role": role,
+            "core_token_budget": budget,
+        }
+    )
 
 
 @agent_cli.command("rotate-token")

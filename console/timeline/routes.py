@@ -270,7 +270,9 @@ def _confirm(rollback: _Rollback):
         db.session.rollback()
         conflict = err.message
     action_url = url_for(rollback.action, **rollback.action_args)
-    return _confirm_step(rollback.agent, rollback.title, action_url, plan=plan, conflict=conflict, **rollback.extra)
+    return _confirm_step(
+        rollback.agent, rollback.title, action_url, plan=plan, conflict=conflict, **rollback.extra
+    )
 
 
 def _apply(rollback: _Rollback):
@@ -279,7 +281,9 @@ def _apply(rollback: _Rollback):
         result = rollback.apply(current_user.actor)
     except DomainError as err:
         db.session.rollback()
-        return _confirm_step(rollback.agent, rollback.refused_title, request.path, conflict=err.message, status=409)
+        return _confirm_step(
+            rollback.agent, rollback.refused_title, request.path, conflict=err.message, status=409
+        )
     summary = result.summary
     if result.op_id is None:
         flash("Nothing to change: every memory was already in that state.", "info")

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import atomic, db, utcnow
+from models.db import Model, atomic, db, utcnow
 from models.errors import NotFound, ValidationFailed
 from models.history.audit import new_op_id, write_audit
 from models.memories.memory import AgentMemory
@@ -25,7 +25,7 @@ MAX_SCOPED_IDS = 200
 GRANT_STATUSES = ("pending", "active", "declined", "revoked", "expired")
 
 
-class MechanicGrant(db.Model):
+class MechanicGrant(Model):
     __tablename__ = "mechanic_grants"
     __table_args__ = (Index("ix_mechanic_grants_agent_status", "agent_id", "status"),)
 
@@ -68,7 +68,7 @@ class MechanicGrant(db.Model):
         return f"<MechanicGrant #{self.id} agent={self.agent_id} {self.status}>"
 
 
-class MechanicView(db.Model):
+class MechanicView(Model):
     """One page view under a grant: who, when, which page, how many memories were shown."""
 
     __tablename__ = "mechanic_views"
@@ -141,7 +141,12 @@ def decide_grant(grant_id: int, consent: bool, *, reason: str = "", decided_by: 
             grant.expires_at = now + timedelta(minutes=grant.duration_minutes)
         else:
             grant.status = "declined"
-        _audit(grant, "agent", "mechanic_consented" if consent else "mechanic_declined", decided_by=grant.decided_by)
+        _audit(
+            grant,
+            "agent",
+            "mechanic_consented" if consent else "mechanic_declined",
+            decided_by=grant.decided_by,
+        )
     return grant
 
 
@@ -178,7 +183,9 @@ def record_view(grant: MechanicGrant, user_id: int, path: str, memory_ids: list[
     if not grant.is_active():
         raise ValidationFailed("the grant is not active")
     with atomic():
-        view = MechanicView(grant_id=grant.id, user_id=user_id, path=path[:300], memory_ids=sorted(set(memory_ids)))
+        view = MechanicView(
+            grant_id=grant.id, user_id=user_id, path=path[:300], memory_ids=sorted(set(memory_ids))
+        )
         db.session.add(view)
         _audit(grant, f"admin:{user_id}", "mechanic_view", path=path[:300], memories=len(set(memory_ids)))
     return view
@@ -206,5 +213,10 @@ def _load(grant_id: int, agent_id: int | None = None) -> MechanicGrant:
 
 def _audit(grant: MechanicGrant, actor: str, action: str, **data: Any) -> None:
     # Metadata only: the purpose is the admin's words and stays on the grant row, not in the log.
-    write_audit(op_id=new_op_id(), actor=actor, action=action, agent_id=grant.agent_id,
-                data={"grant_id": grant.id, **data})
+    write_audit(
+        op_id=new_op_id(),
+        actor=actor,
+        action=action,
+        agent_id=grant.agent_id,
+        data={"grant_id": grant.id, **data},
+    )

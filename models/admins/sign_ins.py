@@ -12,12 +12,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import DateTime, ForeignKey, Integer, String, func, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 
 KINDS = ("signed_in", "failed", "code_failed", "locked_out", "signed_out", "expired")
 
 
-class SignInEvent(db.Model):
+class SignInEvent(Model):
     __tablename__ = "sign_in_events"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

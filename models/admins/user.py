@@ -16,13 +16,13 @@ from sqlalchemy import Boolean, DateTime, Integer, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 from models.errors import NotFound, ValidationFailed
 
 MIN_PASSWORD_LENGTH = 10
 
 
-class User(UserMixin, db.Model):
+class User(UserMixin, Model):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

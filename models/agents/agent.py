@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 
 DEFAULT_CORE_TOKEN_BUDGET = 5000
 DEFAULT_MIN_RETENTION = 0.8
@@ -24,7 +24,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-class Agent(db.Model):
+class Agent(Model):
     __tablename__ = "agents"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

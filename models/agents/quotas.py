@@ -54,11 +54,14 @@ def register_checkpoint_table(
 def memory_count(agent_id: int) -> int:
     from models.memories.memory import AgentMemory
 
-    return db.session.scalar(
-        select(func.count())
-        .select_from(AgentMemory)
-        .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
-    ) or 0
+    return (
+        db.session.scalar(
+            select(func.count())
+            .select_from(AgentMemory)
+            .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
+        )
+        or 0
+    )
 
 
 def checkpoint_bytes(agent_id: int, *, excluding: dict | None = None) -> int:

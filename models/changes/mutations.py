@@ -112,7 +112,10 @@ def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
         cleaned["content"] = clean_content(cleaned["content"])
     if "tags" in cleaned:
         cleaned["tags"] = clean_tags(cleaned["tags"])
-    for name, value in cleaned.items():  # the field rules (models/memories/fields.py): the columns' limits too
+    for (
+        name,
+        value,
+    ) in cleaned.items():  # the field rules (models/memories/fields.py): the columns' limits too
         check_field(name, value)
     return cleaned
 

@@ -30,7 +30,7 @@ from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Uniqu
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.changes.mutations import AGENT_ACTOR, create_memory, update_memory
-from models.db import atomic, db, utcnow
+from models.db import Model, atomic, db, utcnow
 from models.errors import DomainError, NotFound, ValidationFailed
 from models.history.audit import new_op_id, write_audit
 from models.memories.fields import SCOPE_ID
@@ -52,7 +52,7 @@ class PatchNotPending(DomainError):
     http_status = 409
 
 
-class ProposedPatch(db.Model):
+class ProposedPatch(Model):
     __tablename__ = "proposed_patches"
     __table_args__ = (
         Index("ix_proposed_patches_agent_status", "agent_id", "status", "expires_at"),
@@ -81,7 +81,7 @@ class ProposedPatch(db.Model):
     value_key: Mapped[str | None] = mapped_column(String(64))
 
 
-class ConsentSignal(db.Model):
+class ConsentSignal(Model):
     """One independent signal for a benign proposal; (kind, source) is unique per patch, so a repeat
     of the same signal (the same thread mentioning it again) counts once."""
 

@@ -32,7 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 from models.history.changelog import record_memory_changes
 from models.memories.memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
 from models.parsing import parse_utc
@@ -41,7 +41,7 @@ REDACTED = None  # the content of a purged memory in its history
 CHUNK = 5000  # ids per IN (...) list and rows per multi-row INSERT on set-based paths
 
 
-class AuditLog(db.Model):
+class AuditLog(Model):
     __tablename__ = "audit_logs"
     __table_args__ = (
         Index("ix_audit_logs_agent_created", "agent_id", "created_at"),
@@ -81,7 +81,7 @@ def _active_core_tokens(snapshot: dict | None) -> int:
     return int(snapshot.get("token_estimate") or 0)
 
 
-class AuditContent(db.Model):
+class AuditContent(Model):
     """Memory text referenced by snapshots. Append-only except for purge redaction (trigger-enforced)."""
 
     __tablename__ = "audit_contents"
@@ -226,7 +226,9 @@ def latest_contents(memory_ids: list[int]) -> dict[int, tuple[int, str]]:
             .group_by(AuditContent.memory_id)
         )
         rows = db.session.execute(
-            select(AuditContent.memory_id, AuditContent.id, AuditContent.sha256).where(AuditContent.id.in_(newest))
+            select(AuditContent.memory_id, AuditContent.id, AuditContent.sha256).where(
+                AuditContent.id.in_(newest)
+            )
         )
         found.update((memory_id, (content_id, sha)) for memory_id, content_id, sha in rows)
     return found

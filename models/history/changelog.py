@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 from models.history import events
 from models.memories.categories import in_categories
 from models.memories.fields import CATEGORY, SCOPE_ID
@@ -64,7 +64,7 @@ SYMBOLS = {
 }
 
 
-class ThreadRevision(db.Model):
+class ThreadRevision(Model):
     __tablename__ = "thread_revisions"
 
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), primary_key=True)
@@ -73,7 +73,7 @@ class ThreadRevision(db.Model):
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
-class ChangeLogEntry(db.Model):
+class ChangeLogEntry(Model):
     __tablename__ = "change_log"
     __table_args__ = (Index("uq_change_log_thread_rev", "agent_id", "thread_id", "rev", unique=True),)
 

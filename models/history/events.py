@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, case, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 from models.memories.fields import CATEGORY, SCOPE_ID
 from models.retrieval.access import batch
 
@@ -41,7 +41,7 @@ OPS = {
 WINDOWS = {"last_24h": timedelta(hours=24), "last_7d": timedelta(days=7)}
 
 
-class OpEvent(db.Model):
+class OpEvent(Model):
     __tablename__ = "events"
     __table_args__ = (
         Index("ix_events_user_ts", "user_id", "ts"),

@@ -140,7 +140,12 @@ def memory_history(agent_id: int, memory_id: int, limit: int = 50) -> tuple[list
         raise NotFound(f"memory #{memory_id} not found")
     more = len(records) > limit
     records = records[:limit]
-    refs = [s["content_ref"] for r in records for s in (r.before, r.after) if s and s.get("content_ref") is not None]
+    refs = [
+        s["content_ref"]
+        for r in records
+        for s in (r.before, r.after)
+        if s and s.get("content_ref") is not None
+    ]
     texts = _texts([memory_id], refs)
     return [_event(r, texts) for r in records], more
 
@@ -185,7 +190,12 @@ def export_user(agent_id: int, user_id: str, categories: list[str | None]) -> It
             return
         ids = [m.id for m in memories]
         records = _records(agent_id, ids)
-        refs = [s["content_ref"] for r in records for s in (r.before, r.after) if s and s.get("content_ref") is not None]
+        refs = [
+            s["content_ref"]
+            for r in records
+            for s in (r.before, r.after)
+            if s and s.get("content_ref") is not None
+        ]
         texts = _texts(ids, refs)
         by_memory: dict[int, list[HistoryEvent]] = {}
         for record in reversed(records):  # oldest first within a memory's history

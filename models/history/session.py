@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 
 SESSION_STATUSES = (
     "queued",
@@ -23,7 +23,7 @@ SESSION_STATUSES = (
 FINISHED_STATUSES = frozenset(SESSION_STATUSES) - {"queued", "running"}
 
 
-class RefinementSession(db.Model):
+class RefinementSession(Model):
     __tablename__ = "refinement_sessions"
     __table_args__ = (
         Index("ix_refinement_sessions_agent_started", "agent_id", "started_at"),

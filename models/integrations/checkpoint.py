@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.agents.quotas import check_checkpoint_bytes, register_checkpoint_table
-from models.db import atomic, db, utcnow
+from models.db import Model, atomic, db, utcnow
 from models.errors import DomainError, NotFound
 from models.memories.fields import SCOPE_ID
 
@@ -34,7 +34,7 @@ class CheckpointTooLarge(DomainError):
     http_status = 413
 
 
-class SupervisorCheckpoint(db.Model):
+class SupervisorCheckpoint(Model):
     __tablename__ = "supervisor_checkpoints"
     __table_args__ = (
         Index("uq_supervisor_checkpoints_owner_thread", "agent_id", "user_id", "thread_id", unique=True),

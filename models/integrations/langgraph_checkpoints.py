@@ -37,7 +37,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.agents import quotas
-from models.db import atomic, db, utcnow
+from models.db import Model, atomic, db, utcnow
 from models.errors import ValidationFailed
 
 # LangGraph's special write channels keep fixed negative indexes (WRITES_IDX_MAP in
@@ -46,7 +46,7 @@ SPECIAL_WRITE_CHANNELS = frozenset({"__error__", "__scheduled__", "__interrupt__
 PRUNE_STRATEGIES = ("keep_latest", "delete")
 
 
-class LangGraphCheckpoint(db.Model):
+class LangGraphCheckpoint(Model):
     __tablename__ = "langgraph_checkpoints"
     __table_args__ = (
         Index(
@@ -71,7 +71,7 @@ class LangGraphCheckpoint(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
-class LangGraphBlob(db.Model):
+class LangGraphBlob(Model):
     __tablename__ = "langgraph_blobs"
     __table_args__ = (
         Index(
@@ -96,7 +96,7 @@ class LangGraphBlob(db.Model):
     size_bytes: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
 
 
-class LangGraphWrite(db.Model):
+class LangGraphWrite(Model):
     __tablename__ = "langgraph_writes"
     __table_args__ = (
         Index(

@@ -22,7 +22,7 @@ from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, delete, or_
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.changes import mutations
-from models.db import LIKE_ESCAPE, atomic, db, like_pattern, utcnow
+from models.db import LIKE_ESCAPE, Model, atomic, db, like_pattern, utcnow
 from models.errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
 from models.memories import writing
 from models.memories.memory import AgentMemory
@@ -34,7 +34,7 @@ MAX_SCAN = 5000  # items examined by one search: a namespace prefix this large s
 STORE_ACTOR = mutations.AGENT_ACTOR
 
 
-class StoreItem(db.Model):
+class StoreItem(Model):
     __tablename__ = "langgraph_store_items"
     __table_args__ = (
         Index("uq_langgraph_store_items_key", "agent_id", "namespace", "key", unique=True),

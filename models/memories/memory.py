@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, estimate_tokens, utcnow
+from models.db import Model, estimate_tokens, utcnow
 from models.memories.fields import (  # noqa: F401 - MEMORY_TYPES and MAX_CONTENT_CHARS are imported from here too
     CONTENT,
     IMPORTANCE_MAX,
@@ -85,7 +85,7 @@ def immutable_tags(tags: list | None) -> set[str]:
     return {t.lower() for t in (tags or []) if isinstance(t, str)} & IMMUTABLE_TAGS
 
 
-class AgentMemory(db.Model):
+class AgentMemory(Model):
     __tablename__ = "agent_memories"
     __table_args__ = (
         # The database's own copy of the field rules (models/memories/fields.py), for writers outside the app.

@@ -85,5 +85,7 @@ def over_budget_due(now=None, cooldown: timedelta = OVER_BUDGET_COOLDOWN) -> lis
         RefinementSession.agent_id == Agent.id, RefinementSession.started_at >= now - cooldown
     )
     return list(
-        active_agent_ids(Agent.core_tokens > Agent.core_token_budget, ~recent.exists(), ~idle_since_last_session())
+        active_agent_ids(
+            Agent.core_tokens > Agent.core_token_budget, ~recent.exists(), ~idle_since_last_session()
+        )
     )

@@ -62,7 +62,9 @@ from models.retrieval import term_stats
 MAX_TERMS = 16
 MAX_TERM_CHARS = 64
 W_RELEVANCE, W_RECENCY, W_IMPORTANCE = 0.6, 0.25, 0.15
-W_RELATED = 0.1  # docs/spec/003-memory-system.md §2: a small boost by the strongest relation edge of the memory
+W_RELATED = (
+    0.1  # docs/spec/003-memory-system.md §2: a small boost by the strongest relation edge of the memory
+)
 EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see _pool)
 POOL_ALL = 500  # candidates containing every query word
 POOL_ANY = 50  # candidates containing any query word, newest first (>= the largest top_k)
@@ -103,7 +105,9 @@ FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/b
 
 _fts = table("agent_memories_fts", column("rowid"))
 _CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
-_PG_VECTOR: ColumnElement[Any] = literal_column("agent_memories.fts_vector")  # stored to_tsvector('english', content)
+_PG_VECTOR: ColumnElement[Any] = literal_column(
+    "agent_memories.fts_vector"
+)  # stored to_tsvector('english', content)
 
 # Declared on agent_memories here, next to the query that needs them (created by migration 0003): the
 # candidate pool walks an agent's active memories newest first, overall or for one user (user_id is the

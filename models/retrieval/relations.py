@@ -27,10 +27,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.db import db, utcnow
+from models.db import Model, db, utcnow
 
 
-class MemoryEmbedding(db.Model):
+class MemoryEmbedding(Model):
     """One vector per memory (float32 bytes in a plain column: pgvector is not available everywhere).
 
     Written by the embedding jobs (jobs/embeddings.py, jobs/relations.py); `created_at` is when the vector
@@ -55,7 +55,7 @@ class MemoryEmbedding(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
-class MemoryRelation(db.Model):
+class MemoryRelation(Model):
     """A lightweight edge between two memories of one agent (docs/spec/003-memory-system.md §2); one per ordered pair."""
 
     __tablename__ = "memory_relations"
@@ -74,7 +74,7 @@ class MemoryRelation(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
-class PairFingerprint(db.Model):
+class PairFingerprint(Model):
     """A same-fact check already made: (low id, high id, rounded score), so it is not repeated for 14 days."""
 
     __tablename__ = "consolidation_fingerprints"

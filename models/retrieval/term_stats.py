@@ -127,7 +127,9 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         count = text(
             "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w LIMIT :cap)"
         )
-        counts = {w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing}
+        counts = {
+            w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing
+        }
         _remember(key, counts, now)
         known.update(counts)
     return {w for w, n in known.items() if n >= COMMON_SHARE * rows}

@@ -47,8 +47,6 @@ MARGIN = timedelta(seconds=10)
 NO_USER = -1
 
 
-
-
 class AgentMatrix:
     """One agent's vectors of one model: rows in arrival order, grown geometrically, rewritten in place."""
 

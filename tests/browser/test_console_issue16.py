@@ -282,7 +282,9 @@ def test_every_time_names_its_zone_with_a_relative_time_and_the_picker_takes_iso
     picker.fill("2000-01-01T00:00:00Z")
     page.get_by_role("button", name="Preview…").click()
     expect(page.get_by_role("dialog")).to_contain_text("2000-01-01 00:00:00 UTC")
-    expect(page.locator(".confirm.open")).to_be_visible()  # opened (the key handler looks for it), not only filled
+    expect(
+        page.locator(".confirm.open")
+    ).to_be_visible()  # opened (the key handler looks for it), not only filled
     page.keyboard.press("Escape")
     expect(page.locator(".confirm.open")).to_have_count(0)
     page.get_by_role("link", name="UTC").click()

@@ -15,12 +15,18 @@ FACTS = [
     ("{P} takes {N} sugars in her coffee", {"P": ["Maya", "Lena"], "N": ["two", "three"]}),
     ("The deployment window is {D} at {T}", {"D": ["Friday", "Thursday"], "T": ["3pm", "4pm"]}),
     ("{P} is allergic to peanuts and carries an EpiPen", {"P": ["Jonas", "Priya"]}),
-    ("The user's daughter {P} was born on {M} {N}, 2019", {"P": ["Ada", "Isla"], "M": ["March", "May"], "N": ["3", "14"]}),
+    (
+        "The user's daughter {P} was born on {M} {N}, 2019",
+        {"P": ["Ada", "Isla"], "M": ["March", "May"], "N": ["3", "14"]},
+    ),
     ("{P} wants weekly reports sent every {D}", {"P": ["Maya", "Raj"], "D": ["Monday", "Tuesday"]}),
     ("The quarterly budget for the platform team is {N} thousand euros", {"N": ["120", "150"]}),
     ("{P} doesn't like being interrupted during focus time", {"P": ["Sam", "Noor"]}),
     ("The office Wi-Fi password rotates every {N} days", {"N": ["30", "90"]}),
-    ("{P} and I agreed to review the roadmap on {M} {N}", {"P": ["Maya", "Kai"], "M": ["June", "July"], "N": ["2", "9"]}),
+    (
+        "{P} and I agreed to review the roadmap on {M} {N}",
+        {"P": ["Maya", "Kai"], "M": ["June", "July"], "N": ["2", "9"]},
+    ),
     ("Our release train ships version {V} to production", {"V": ["4.2", "4.3"]}),
     ("{P} is the on-call engineer for the payments service", {"P": ["Lena", "Tom"]}),
     ("The user runs {N} kilometres every Saturday morning", {"N": ["5", "10"]}),
@@ -44,9 +50,18 @@ FACTS = [
 ]
 
 OBJECT_SWAPS = [
-    ("tea", "coffee"), ("peanuts", "shellfish"), ("roadmap", "budget"), ("payments", "search"),
-    ("Lisbon", "Porto"), ("Japanese", "Korean"), ("notebook", "tablet"), ("production", "backup"),
-    ("Darkness", "Light"), ("weekly", "monthly"), ("onboarding", "billing"), ("cold", "warm"),
+    ("tea", "coffee"),
+    ("peanuts", "shellfish"),
+    ("roadmap", "budget"),
+    ("payments", "search"),
+    ("Lisbon", "Porto"),
+    ("Japanese", "Korean"),
+    ("notebook", "tablet"),
+    ("production", "backup"),
+    ("Darkness", "Light"),
+    ("weekly", "monthly"),
+    ("onboarding", "billing"),
+    ("cold", "warm"),
 ]
 
 
@@ -64,7 +79,9 @@ def true_variants(text, rng):
         text[4:][0].upper() + text[5:] if text.startswith("The ") else "",
     ]
     if "n't" in text:
-        variants.append(text.replace("doesn't", "does not").replace("can't", "cannot").replace("won't", "will not"))
+        variants.append(
+            text.replace("doesn't", "does not").replace("can't", "cannot").replace("won't", "will not")
+        )
     if " and " in text:
         variants.append(text.replace(" and ", " & ", 1))
     if " & " in text:
@@ -80,7 +97,9 @@ def near_misses(template, slots, base_text):
         if len(values) > 1:
             misses.append((f"different {key}", render(template, slots, {key: 1})))
     if "n't" in base_text:
-        misses.append(("negation", base_text.replace("doesn't ", "").replace("can't", "can").replace("won't", "will")))
+        misses.append(
+            ("negation", base_text.replace("doesn't ", "").replace("can't", "can").replace("won't", "will"))
+        )
     elif " is " in base_text:
         misses.append(("negation", base_text.replace(" is ", " is not ", 1)))
     else:
