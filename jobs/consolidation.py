@@ -163,7 +163,9 @@ def _verdicts(agent: Agent, pairs, offline: bool, budget: int, session: Refineme
     for n, (older, newer, score) in enumerate(pairs):
         rule = resolve(older.content, newer.content)
         bands = bands_for(older.tags, newer.tags)
-        if offline:
+        if bands is None:  # different user-context fields: such a pair never merges
+            verdicts[n] = "different"
+        elif offline:
             verdicts[n] = rule or "different"
         elif rule == "same" and score >= bands.check_low:
             verdicts[n] = "same"
@@ -200,12 +202,16 @@ def _consolidate_locked(agent_id: int) -> dict:
     config = current_app.config
     limit = int(config["CONSOLIDATION_PAIRS_PER_DAY"])
     budget = int(config["CONSOLIDATION_TOKEN_BUDGET"])
-    already = db.session.scalar(
-        select(db.func.count())
-        .select_from(PairFingerprint)
-        .where(
-            PairFingerprint.agent_id == agent_id, PairFingerprint.checked_at > utcnow() - timedelta(days=1)
+    already = (
+        db.session.scalar(
+            select(db.func.count())
+            .select_from(PairFingerprint)
+            .where(
+                PairFingerprint.agent_id == agent_id,
+                PairFingerprint.checked_at > utcnow() - timedelta(days=1),
+            )
         )
+        or 0
     )
     pairs = candidate_pairs(agent_id, max(0, limit - already))
     if not pairs:

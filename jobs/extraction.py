@@ -118,15 +118,18 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
         return {"status": "skipped", "reason": missing}
     if not model_configured(agent):
         return {"status": "skipped", "reason": "offline: extraction needs a model"}
-    written_today = db.session.scalar(
-        select(func.count())
-        .select_from(AuditLog)
-        .where(
-            AuditLog.agent_id == agent_id,
-            AuditLog.actor == ACTOR,
-            AuditLog.action.in_(("create", "update", "consent_proposed")),
-            AuditLog.created_at > utcnow() - timedelta(days=1),
+    written_today = (
+        db.session.scalar(
+            select(func.count())
+            .select_from(AuditLog)
+            .where(
+                AuditLog.agent_id == agent_id,
+                AuditLog.actor == ACTOR,
+                AuditLog.action.in_(("create", "update", "consent_proposed")),
+                AuditLog.created_at > utcnow() - timedelta(days=1),
+            )
         )
+        or 0
     )
     room = min(WRITES_PER_TURN, WRITES_PER_DAY - written_today)
     if room <= 0:
@@ -161,7 +164,7 @@ def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_i
             except DomainError:  # a lock or a change meanwhile: this fact only, the run goes on
                 refused += 1
                 continue
-            if outcome == "skipped":
+            if outcome == "skipped" or written_id is None:
                 skipped += 1
             else:
                 {"created": created, "updated": updated, "held": held}[outcome].append(written_id)
@@ -216,7 +219,7 @@ def _write(
     band, target = neighbours.resolve(text)
     if band == "auto":
         return "skipped", None
-    if band == "update":
+    if band == "update" and target is not None:
         with atomic():
             update_memory(agent_id, target.id, actor=ACTOR, content=text)
             write_audit(

@@ -138,6 +138,7 @@ def tom_for_agent(agent_id: int) -> dict:
     try:
         parsed = Insights.model_validate(json_object(turn) or {})
     except ValidationError as err:
+        error: str | None
         parsed, error = Insights(), f"invalid output ({err.error_count()} problem(s))"
     else:
         error = None

@@ -69,10 +69,13 @@ db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"c
 # that attribute, so it checks the tables against SQLAlchemy's declarative base, which gives the same
 # `Mapped[...]` column types.
 if TYPE_CHECKING:
+    from typing import ClassVar
+
+    from sqlalchemy import Table
     from sqlalchemy.orm import DeclarativeBase
 
     class Model(DeclarativeBase):
-        pass
+        __table__: ClassVar[Table]  # every table here is a plain Table, as Core statements need
 
 else:
     Model = db.Model

@@ -177,7 +177,7 @@ def _newest_content(memory_id: int) -> tuple[int, str] | None:
         .order_by(AuditContent.id.desc())
         .limit(1)
     ).first()
-    return tuple(found) if found is not None else None
+    return (found.id, found.sha256) if found is not None else None
 
 
 @functools.cache
@@ -253,7 +253,7 @@ def file_contents(rows: list[AgentMemory]) -> list[int]:
     known = db.session.info.setdefault(CONTENT_REFS, {})
     for value, content_id in zip(values, ids, strict=True):
         known[value["memory_id"]] = (content_id, value["sha256"])
-    return ids
+    return list(ids)
 
 
 def content_sha(memory: AgentMemory) -> str:

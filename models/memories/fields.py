@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from sqlalchemy import String
@@ -67,11 +67,18 @@ MAX_CONTENT_CHARS = CONTENT.max_length
 MAX_TAG_CHARS = TAG.max_length
 
 # The pydantic types, one per rule.
-Content = CONTENT.type
-CategoryName = CATEGORY.type
-Ident = SCOPE_ID.type
-Role = ROLE.type
-Tag = TAG.type
+if TYPE_CHECKING:  # to a type checker each is a str; pydantic sees the constrained type
+    Content = str
+    CategoryName = str
+    Ident = str
+    Role = str
+    Tag = str
+else:
+    Content = CONTENT.type
+    CategoryName = CATEGORY.type
+    Ident = SCOPE_ID.type
+    Role = ROLE.type
+    Tag = TAG.type
 Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS)]
 Importance = Annotated[int, Field(ge=IMPORTANCE_MIN, le=IMPORTANCE_MAX)]
 MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
@@ -82,12 +89,18 @@ UtcTime = Annotated[datetime, AfterValidator(to_utc)]
 # What the mutation path checks for the fields it does not normalise itself (content is stripped and
 # tags de-duplicated first, in models/changes/mutations.py, against the same limits). None clears a field.
 _STRICT = ConfigDict(strict=True)
-_CHECKS: dict[str, TypeAdapter] = {
-    "memory_type": TypeAdapter(MemoryType, config=_STRICT),
-    "category": TypeAdapter(CategoryName | None, config=_STRICT),
-    "importance": TypeAdapter(Importance | None, config=_STRICT),
-    "pinned": TypeAdapter(bool, config=_STRICT),
-    **{name: TypeAdapter(TEXT_RULES[name].type | None, config=_STRICT) for name in SCOPING_FIELDS},
+
+
+def _strict(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation, config=_STRICT)
+
+
+_CHECKS: dict[str, TypeAdapter[Any]] = {
+    "memory_type": _strict(MemoryType),
+    "category": _strict(CategoryName | None),
+    "importance": _strict(Importance | None),
+    "pinned": _strict(bool),
+    **{name: _strict(TEXT_RULES[name].type | None) for name in SCOPING_FIELDS},
 }
 
 
