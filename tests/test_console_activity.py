@@ -8,8 +8,8 @@ import sqlalchemy as sa
 from models import AuditLog, db
 from models.changes.agent_settings import update_agent_settings
 from models.changes.mutations import create_memory, dedup_for_agent
-from models.readmodels import console_queries as queries
-from models.readmodels.console_queries import TimelineFilters, activity
+from models.readmodels import timeline as queries
+from models.readmodels.timeline import TimelineFilters, activity
 
 
 def _history(make_agent) -> None:

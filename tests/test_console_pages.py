@@ -14,7 +14,7 @@ from console.agents.planning import next_refinement
 from console.workers.board import exception_type
 from models import AgentMemory, AuditLog, RefinementSession, db, utcnow
 from models.changes.mutations import soft_delete_memories, update_memory
-from models.readmodels.console_queries import core_token_series
+from models.readmodels.token_history import core_token_series
 from tests.browser.support import client_for, make_admin, post, signed_in
 from tests.job_fixtures import explode
 

@@ -27,13 +27,8 @@ from rq import SimpleWorker
 
 from models import MechanicGrant, MechanicView, RefinementSession, db, utcnow
 from models.admins.mechanic import decide_grant, request_grant, revoke_grant
-from models.changes.mutations import (
-    consolidate_memories,
-    create_memory,
-    set_refinement_prompt,
-    soft_delete_memories,
-    update_memory,
-)
+from models.changes.agent_settings import set_refinement_prompt
+from models.changes.mutations import consolidate_memories, create_memory, soft_delete_memories, update_memory
 from tests.browser.support import make_admin, signed_in
 from tests.job_fixtures import explode
 

@@ -290,7 +290,7 @@ def test_a_link_is_an_event_and_a_history_entry_on_both_memories(client, supervi
     assert sorted(tuple(r) for r in links) == [("worker", first.id), ("worker", second.id)]
     assert db.session.scalar(sa.select(sa.func.count()).select_from(ChangeLogEntry)) == 0  # not a change
     # In the console's timeline a link is listed under the memory but offers no rollback: it changed no row.
-    from models.readmodels.console_queries import timeline
+    from models.readmodels.timeline import timeline
 
     ops = timeline(agent_id=agent.id, memory_id=first.id).ops
     assert [op.touches_memories for op in ops if op.records[0].action == "link"] == [False]

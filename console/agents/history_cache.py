@@ -18,7 +18,7 @@ from redis.exceptions import RedisError
 
 from infra.queues import get_rq
 from models.parsing import parse_utc
-from models.readmodels.console_queries import TokenHistory, audit_versions, token_histories
+from models.readmodels.token_history import TokenHistory, audit_versions, token_histories
 
 log = logging.getLogger(__name__)
 PREFIX = "memconsole:token-history:v1"

@@ -6,15 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models import Agent, MechanicGrant, RefinementSession, utcnow
-from models.readmodels.console_queries import (
-    MemoryStats,
-    TokenSeries,
-    active_grants_by_agent,
-    latest_sessions,
-    memory_stats,
-    session_marks,
-    token_series,
-)
+from models.readmodels.dashboard import MemoryStats, memory_stats
+from models.readmodels.grants import active_grants_by_agent
+from models.readmodels.sessions import latest_sessions
+from models.readmodels.token_history import TokenSeries, session_marks, token_series
 from models.refinement.due import held_agents
 
 from .history_cache import cached_histories

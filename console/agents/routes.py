@@ -21,13 +21,8 @@ from models import Agent, DomainError, db
 from models.changes.agent_settings import update_agent_settings
 from models.history.session import SESSION_STATUSES
 from models.parsing import parse_id
-from models.readmodels.console_queries import (
-    DASHBOARD_FILTERS,
-    DASHBOARD_SORTS,
-    dashboard_agents,
-    recent_sessions,
-    session_metadata,
-)
+from models.readmodels.dashboard import DASHBOARD_FILTERS, DASHBOARD_SORTS, dashboard_agents
+from models.readmodels.sessions import recent_sessions, session_metadata
 
 from .blueprint import bp
 from .outcome import outcome_for

@@ -11,7 +11,8 @@ from sqlalchemy.orm import defer
 from models import RefinementSession, db
 from models.history.session import SESSION_STATUSES
 from models.parsing import MAX_ID
-from models.readmodels.console_queries import TimelineFilters, activity, agent_names, timeline
+from models.readmodels.common import agent_names
+from models.readmodels.timeline import TimelineFilters, activity, timeline
 
 from .common import DomainErrorsAsMessages, emit, parse_when, resolve_agent
 

@@ -14,7 +14,7 @@ from jobs.mechanic import enqueue_consent
 from models import DomainError, MechanicGrant, db
 from models.admins.mechanic import MAX_GRANT_MINUTES, record_view, request_grant, revoke_grant
 from models.parsing import parse_id
-from models.readmodels.console_queries import grant_contents, grants_with_views, pending_or_active_grant
+from models.readmodels.grants import grant_contents, grants_with_views, pending_or_active_grant
 
 from .blueprint import bp
 

@@ -11,7 +11,7 @@ from models import MEMORY_TYPES, DomainError, db
 from models.admins.mechanic import active_grant
 from models.changes.mutations import set_constitutional
 from models.changes.restore import restore_deleted
-from models.readmodels.console_queries import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
+from models.readmodels.memories_list import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
 
 from .blueprint import bp
 

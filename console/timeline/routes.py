@@ -25,18 +25,17 @@ from models.changes.timemachine import (
     rollback_session,
 )
 from models.parsing import BadInput, parse_id, parse_utc
-from models.readmodels.console_queries import (
+from models.readmodels.common import agent_names, users_by_id
+from models.readmodels.dashboard import memory_stats
+from models.readmodels.grants import audit_texts
+from models.readmodels.sessions import session_metadata
+from models.readmodels.timeline import (
     TimelineFilters,
     TimelinePage,
     activity,
-    agent_names,
-    audit_texts,
-    memory_stats,
     rollbacks_of_session,
-    session_metadata,
     timeline,
     undoers,
-    users_by_id,
 )
 
 from .blueprint import bp

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from models.readmodels.console_queries import TokenSeries
+from models.readmodels.token_history import TokenSeries
 
 GUTTER = 28  # room on the left for the scale labels
 TOOLTIP_POINTS = 8

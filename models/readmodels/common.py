@@ -1,0 +1,80 @@
+"""What more than one read model needs: a page of rows with its total, the filter of an agent's
+memories by state and type, an admin's live Mechanic's grants, and rows looked up by id for labels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.sql.base import ExecutableOption
+
+from models.admins.mechanic import MechanicGrant
+from models.admins.user import User
+from models.agents.agent import Agent
+from models.db import db, utcnow
+from models.memories.memory import AgentMemory
+
+Row = TypeVar("Row")
+
+# what an ORDER BY takes here: a column, or an expression over columns with its direction
+OrderKey = ColumnElement[Any] | InstrumentedAttribute[Any]
+
+
+def page_of(
+    entity: type[Row],
+    criteria: Sequence[ColumnElement[bool]],
+    order: Sequence[OrderKey],
+    page: int,
+    per_page: int,
+    options: Sequence[ExecutableOption] = (),
+) -> tuple[list[Row], int]:
+    """Page `page` (from 1) of the `entity` rows matching every criterion, and how many match in all."""
+    total = db.session.scalar(select(func.count()).select_from(entity).where(*criteria)) or 0
+    rows = db.session.scalars(
+        select(entity)
+        .options(*options)
+        .where(*criteria)
+        .order_by(*order)
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+    ).all()
+    return list(rows), total
+
+
+def memory_filter(agent_id: int, state: str, memory_type: str | None) -> list[ColumnElement[bool]]:
+    """An agent's memories in a state ("active", "deleted", anything else: all), of one type if given."""
+    criteria: list[ColumnElement[bool]] = [AgentMemory.agent_id == agent_id]
+    if state == "active":
+        criteria.append(AgentMemory.deleted_at.is_(None))
+    elif state == "deleted":
+        criteria.append(AgentMemory.deleted_at.is_not(None))
+    if memory_type:
+        criteria.append(AgentMemory.memory_type == memory_type)
+    return criteria
+
+
+def live_grants_of(user_id: int) -> list[ColumnElement[bool]]:
+    """Mechanic's grants that `user_id` requested and that are live now (active, not expired)."""
+    return [
+        MechanicGrant.requested_by == user_id,
+        MechanicGrant.status == "active",
+        MechanicGrant.expires_at > utcnow(),
+    ]
+
+
+def agent_names(agent_ids: Iterable[int]) -> dict[int, Agent]:
+    """The agents with these ids (id → row), for naming them on a page."""
+    ids = sorted(set(agent_ids))
+    if not ids:
+        return {}
+    return {a.id: a for a in db.session.scalars(select(Agent).where(Agent.id.in_(ids))).all()}
+
+
+def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
+    """The admins with these ids (id → row), for naming them on a page."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return {}
+    return {u.id: u for u in db.session.scalars(select(User).where(User.id.in_(ids))).all()}

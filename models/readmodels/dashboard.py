@@ -1,0 +1,129 @@
+"""The dashboard's agents: searched, filtered and sorted in SQL over the maintained per-agent totals,
+and the per-agent memory figures shown beside them. Metadata only (ARCHITECTURE.md, "Privacy")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, case, func, select
+
+from models.admins.mechanic import MechanicGrant
+from models.agents.agent import Agent
+from models.db import LIKE_ESCAPE, db, like_pattern
+from models.memories.memory import MEMORY_TYPES, AgentMemory
+from models.parsing import parse_id
+from models.readmodels.common import OrderKey, live_grants_of, page_of
+
+DASHBOARD_SORTS = ("name", "usage", "overage", "last_refined")
+DASHBOARD_FILTERS = ("over", "never", "grant")
+
+
+def agent_search(query: str | None) -> ColumnElement[bool] | None:
+    """Agents whose name holds `query` (case-insensitive), or whose id it is; None for no query."""
+    query = (query or "").strip()
+    if not query:
+        return None
+    condition = func.lower(Agent.name).like(like_pattern(query.lower()), escape=LIKE_ESCAPE)
+    agent_id = parse_id(query)  # models/parsing.py: only ids the column can hold
+    if agent_id is not None:
+        return condition | (Agent.id == agent_id)
+    return condition
+
+
+def search_agents(query: str | None, page: int, per_page: int) -> tuple[list[Agent], int]:
+    """One page of agents by name (case-insensitive substring), and how many match in all."""
+    condition = agent_search(query)
+    criteria = [] if condition is None else [condition]
+    return page_of(Agent, criteria, [Agent.name], page, per_page)
+
+
+def dashboard_agents(
+    query: str | None,
+    page: int,
+    per_page: int,
+    *,
+    sort: str = "name",
+    descending: bool = False,
+    filters: Iterable[str] = (),
+    user_id: int | None = None,
+) -> tuple[list[Agent], int]:
+    """One page of agents for the dashboard: searched, filtered and sorted in SQL over the maintained
+    per-agent totals (`agents.core_tokens`), so ranking 10,000 agents never sums a memory.
+
+    Sorts: name, usage (core tokens / budget), overage (core tokens - budget), last_refined (never
+    refined sorts as oldest). Filters: over (over budget), never (never refined), grant (a live
+    Mechanic's grant of `user_id`'s on the agent). Ties break by id, so pages are stable.
+    """
+    criteria: list[ColumnElement[bool]] = []
+    condition = agent_search(query)
+    if condition is not None:
+        criteria.append(condition)
+    filters = set(filters)
+    if "over" in filters:
+        criteria.append(Agent.core_tokens > Agent.core_token_budget)
+    if "never" in filters:
+        criteria.append(Agent.last_refinement_at.is_(None))
+    if "grant" in filters and user_id is not None:
+        criteria.append(
+            select(MechanicGrant.id)
+            .where(MechanicGrant.agent_id == Agent.id, *live_grants_of(user_id))
+            .exists()
+        )
+    greatest = func.greatest if db.engine.dialect.name == "postgresql" else func.max
+    keys: dict[str, OrderKey] = {
+        "name": Agent.name,
+        "usage": Agent.core_tokens * 1.0 / greatest(Agent.core_token_budget, 1),
+        "overage": Agent.core_tokens - Agent.core_token_budget,
+        "last_refined": func.coalesce(Agent.last_refinement_at, datetime(1970, 1, 1)),
+    }
+    key = keys.get(sort, Agent.name)
+    order = [key.desc() if descending else key.asc(), Agent.id.desc() if descending else Agent.id.asc()]
+    return page_of(Agent, criteria, order, page, per_page)
+
+
+@dataclass
+class MemoryStats:
+    """Per-agent figures: counts of active memories by type, active core tokens, constitutional count."""
+
+    by_type: dict[str, int] = field(default_factory=dict)
+    core_tokens: int = 0
+    core_count: int = 0
+    constitutional: int = 0
+    deleted: int = 0
+
+    @property
+    def active(self) -> int:
+        return sum(self.by_type.values())
+
+
+def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
+    """One grouped query over the given agents' rows (the agent/type index serves it)."""
+    stats = {agent_id: MemoryStats() for agent_id in agent_ids}
+    if not agent_ids:
+        return stats
+    active = AgentMemory.deleted_at.is_(None)
+    rows = db.session.execute(
+        select(
+            AgentMemory.agent_id,
+            AgentMemory.memory_type,
+            func.count().filter(active).label("active"),
+            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("deleted"),
+            func.coalesce(func.sum(case((active, AgentMemory.token_estimate), else_=0)), 0).label("tokens"),
+            func.count().filter(active & AgentMemory.constitutional.is_(True)).label("constitutional"),
+        )
+        .where(AgentMemory.agent_id.in_(list(agent_ids)))
+        .group_by(AgentMemory.agent_id, AgentMemory.memory_type)
+    ).all()
+    for row in rows:
+        entry = stats[row.agent_id]
+        if row.active:
+            entry.by_type[row.memory_type] = int(row.active)
+        entry.deleted += int(row.deleted)
+        entry.constitutional += int(row.constitutional)
+        if row.memory_type == "core":
+            entry.core_tokens, entry.core_count = int(row.tokens), int(row.active)
+    for entry in stats.values():
+        entry.by_type = {t: entry.by_type[t] for t in MEMORY_TYPES if t in entry.by_type}
+    return stats
