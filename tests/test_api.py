@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from console.api import api
+from infra.batching import flush_all
 from models import (
     AgentMemory,
     AuditLog,
@@ -31,7 +32,7 @@ from models.changes.mutations import (
     update_memory,
 )
 from models.changes.patches import expire_patches
-from models.retrieval.access import flush_access, flush_all
+from models.retrieval.access import flush_access
 from tests.test_api_support import bearer, table_state
 
 

@@ -12,9 +12,9 @@ import atexit
 from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import MethodNotAllowed
 
+from infra.batching import flush_all, flush_due, start_flusher
 from models import Agent
 from models.memories.categories import CategoryConfig, load_config
-from models.retrieval.access import flush_all, flush_due, start_flusher
 
 from .blueprint import bp
 

@@ -14,9 +14,9 @@ from typing import Any
 from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, case, func, insert, select
 from sqlalchemy.orm import Mapped, mapped_column
 
+from infra.batching import batch
 from models.db import Model, db, utcnow
 from models.memories.fields import CATEGORY, SCOPE_ID
-from models.retrieval.access import batch
 
 NODES = ("hotpath", "context", "episodic", "worker", "console")
 # Audit actions -> the op of docs/spec/003-memory-system.md §14 (classify | search | create | update | merge | delete, plus ttl,

@@ -32,13 +32,6 @@ def agent_search(query: str | None) -> ColumnElement[bool] | None:
     return condition
 
 
-def search_agents(query: str | None, page: int, per_page: int) -> tuple[list[Agent], int]:
-    """One page of agents by name (case-insensitive substring), and how many match in all."""
-    condition = agent_search(query)
-    criteria = [] if condition is None else [condition]
-    return page_of(Agent, criteria, [Agent.name], page, per_page)
-
-
 def dashboard_agents(
     query: str | None,
     page: int,
