@@ -10,3 +10,5 @@ BIN=.venv/bin
 "$BIN/ruff" check .
 "$BIN/mypy"
 "$BIN/lint-imports"
+
+bash scripts/module_sizes.sh

@@ -12,6 +12,10 @@ PYTHON=${PYTHON:-python3}
 # suite (its `test` extra): tests/integrations/ drive them against a running console.
 .venv/bin/python -m pip install -q -e './client[langgraph,mcp,test]'
 
+# The code-shape checks first (ARCHITECTURE.md, "Checks"): a formatting, lint, type or layering error
+# fails the run before the suites start.
+bash scripts/lint.sh
+
 bash scripts/services.sh
 
 # Browser tests drive Debian's Chromium through Playwright; no test tool downloads a browser.
