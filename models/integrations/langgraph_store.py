@@ -165,7 +165,7 @@ def put_item(
     with atomic():
         item = _mapping(agent_id, joined, key)
         memory = db.session.get(AgentMemory, item.memory_id) if item else None
-        if memory is not None and memory.deleted_at is None:
+        if item is not None and memory is not None and memory.deleted_at is None:
             _writable(memory, "update")
             check_category([memory.category])
             changes: dict[str, Any] = {}
