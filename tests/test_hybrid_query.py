@@ -290,8 +290,7 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
 
     monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
     monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
-    term_stats._tables.clear()
-    term_stats._words.clear()
+    term_stats.forget()
     agent = make_agent(role="supervisor")
     rare = remember(agent, "The user keeps a kayak in the garage")
     common = [remember(agent, f"The user mentioned report number {n}") for n in range(15)]
@@ -306,5 +305,4 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
     )
     assert [h.id for h in hits] == [rare.id]
     assert len(query.search(agent.id, text="the user", categories=["profile"], top_k=20)) == len(common) + 1
-    term_stats._tables.clear()
-    term_stats._words.clear()
+    term_stats.forget()
