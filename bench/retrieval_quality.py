@@ -109,7 +109,7 @@ SUBJECTS = {"maya", "tom", "priya", "leo", "ana"}  # the five people of the labe
 
 def shares_no_content_word(question: str, fact: str) -> bool:
     """Whether the question has no word in common with its fact but stop words and the person's name."""
-    from models.retrieval.query import STOP_WORDS
+    from models.retrieval.matching import STOP_WORDS
 
     content = {w for w in words(question) if w not in STOP_WORDS and w not in SUBJECTS}
     return not content & set(words(fact))
@@ -147,7 +147,7 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
     from jobs import embeddings, relations
     from models import Agent, db
     from models.changes.mutations import create_memory
-    from models.retrieval import query
+    from models.retrieval import fusion, query
 
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
                       "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-quality-redis-")})  # fmt: skip
@@ -182,13 +182,13 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
         if embeddings.semantic_embedder() is not None:
             out["dense"] = ranks(mode="dense")
             out["hybrid (rrf)"] = ranks(fusion="rrf")
-            default = query.MIX_LEXICAL
+            default = fusion.MIX_LEXICAL
             for share in mixes:
-                query.MIX_LEXICAL = share
-                query._statement.cache_clear()
+                fusion.MIX_LEXICAL = share
+                query.statement.cache_clear()
                 out[f"hybrid (mix {share:.2f})"] = ranks(fusion="mix")
-            query.MIX_LEXICAL = default
-            query._statement.cache_clear()
+            fusion.MIX_LEXICAL = default
+            query.statement.cache_clear()
             out["hybrid (default)"] = ranks()
         db.session.remove()
         db.engine.dispose()

@@ -4,7 +4,7 @@ On create or update of a semantic memory, its top-K neighbours among the agent's
 with cosine ≥ `link_min` become edges (one per unordered pair, strength = score), audited as `link`.
 Neighbours are found with one NumPy matrix product over the agent's stored vectors. `link_pending`
 is the catch-up job for memories written without it (imports, older rows). Reading edges back is the
-query's: the ranking's relation boost (models/retrieval/query.py) and `models.retrieval.relations.neighbours`.
+query's: the ranking's relation boost (models/retrieval/ranking.py) and `models.retrieval.relations.neighbours`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from models.integrations.langgraph_checkpoints import LangGraphBlob, LangGraphCh
 from models.integrations.langgraph_store import StoreItem
 from models.memories.memory import IMMUTABLE_TAGS, MEMORY_TYPES, AgentMemory, content_hash
 from models.retrieval.query import (
-    search as search_memories,  # also declares memory.query's indexes on agent_memories
+    search as search_memories,  # also declares memory.query's indexes on agent_memories (matching.py)
 )
 from models.retrieval.relations import MemoryEmbedding, MemoryRelation, PairFingerprint
 

@@ -20,7 +20,7 @@ from infra.queues import get_rq
 from jobs import embeddings, relations
 from models import MemoryEmbedding, db
 from models.changes.mutations import create_memory, soft_delete_memories
-from models.retrieval import query, vectors
+from models.retrieval import matching, query, vectors
 from tests.scripted_llm import Reply, error
 from tests.test_api_support import bearer
 
@@ -115,11 +115,11 @@ def paraphrase_set(agent):
 
 
 def test_query_terms_drop_stop_words_but_keep_pronouns_and_a_query_made_only_of_them():
-    assert query.query_terms("What would the user like to study after finishing this course?") == [
+    assert matching.query_terms("What would the user like to study after finishing this course?") == [
         "user", "like", "study", "finishing", "course",
     ]  # fmt: skip
-    assert query.query_terms("Where is her desk?") == ["her", "desk"]  # whose memory is meant
-    assert query.query_terms("what is it") == ["what", "is", "it"]
+    assert matching.query_terms("Where is her desk?") == ["her", "desk"]  # whose memory is meant
+    assert matching.query_terms("what is it") == ["what", "is", "it"]
 
 
 def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_does_not(
@@ -290,8 +290,7 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
 
     monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
     monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
-    term_stats._tables.clear()
-    term_stats._words.clear()
+    term_stats.forget()
     agent = make_agent(role="supervisor")
     rare = remember(agent, "The user keeps a kayak in the garage")
     common = [remember(agent, f"The user mentioned report number {n}") for n in range(15)]
@@ -306,5 +305,4 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
     )
     assert [h.id for h in hits] == [rare.id]
     assert len(query.search(agent.id, text="the user", categories=["profile"], top_k=20)) == len(common) + 1
-    term_stats._tables.clear()
-    term_stats._words.clear()
+    term_stats.forget()

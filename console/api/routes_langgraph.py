@@ -1,6 +1,7 @@
 """LangGraph's checkpointer and store over the agent API (docs/integrations.md, docs/api.md).
 
-The checkpoint endpoints hold LangGraph's own data model (models/integrations/langgraph_checkpoints.py); the
+The checkpoint endpoints hold LangGraph's own data model (models/integrations/langgraph_checkpoints.py, its
+reads, writes and thread operations in langgraph_checkpoint_{reads,writes,threads}.py); the
 store endpoint maps items onto the caller's memories through the audited mutation path
 (models/integrations/langgraph_store.py). Everything is scoped by the caller's token, like the rest of the API.
 """
@@ -8,6 +9,9 @@ store endpoint maps items onto the caller's memories through the audited mutatio
 from __future__ import annotations
 
 from models import NotFound, atomic
+from models.integrations import langgraph_checkpoint_reads as lg_reads
+from models.integrations import langgraph_checkpoint_threads as lg_threads
+from models.integrations import langgraph_checkpoint_writes as lg_writes
 from models.integrations import langgraph_checkpoints as lg
 from models.integrations import langgraph_store as store
 
@@ -44,7 +48,7 @@ from .schemas_langgraph import (
 TAG = "langgraph"
 
 
-def _tuple_out(record: lg.CheckpointRecord) -> CheckpointTupleOut:
+def _tuple_out(record: lg_reads.CheckpointRecord) -> CheckpointTupleOut:
     return CheckpointTupleOut(
         thread_id=record.thread_id,
         checkpoint_ns=record.checkpoint_ns,
@@ -74,7 +78,7 @@ def langgraph_put_checkpoint(body: CheckpointPut):
     """The checkpoint and its blobs are stored together or not at all. Storing a checkpoint id again
     replaces its document and metadata; a blob already stored at its (channel, version) is kept."""
     blobs = {(b.channel, lg.version_key(b.version)): lg.Blob(b.type, decode(b.data)) for b in body.blobs}
-    lg.put_checkpoint(
+    lg_writes.put_checkpoint(
         current_agent().id,
         thread_id=body.thread_id,
         checkpoint_ns=body.checkpoint_ns,
@@ -97,8 +101,8 @@ def langgraph_put_checkpoint(body: CheckpointPut):
     responses={200: WritesOut},
 )
 def langgraph_put_writes(body: WritesPut):
-    writes = [lg.Write(w.idx, w.channel, lg.Blob(w.type, decode(w.data))) for w in body.writes]
-    stored = lg.put_writes(
+    writes = [lg_writes.Write(w.idx, w.channel, lg.Blob(w.type, decode(w.data))) for w in body.writes]
+    stored = lg_writes.put_writes(
         current_agent().id,
         thread_id=body.thread_id,
         checkpoint_ns=body.checkpoint_ns,
@@ -120,7 +124,9 @@ def langgraph_put_writes(body: WritesPut):
 )
 def langgraph_get_checkpoint(args: CheckpointArgs):
     """With its channel values (as stored blobs), parent id and pending writes; 404 when there is none."""
-    record = lg.get_checkpoint(current_agent().id, args.thread_id, args.checkpoint_ns, args.checkpoint_id)
+    record = lg_reads.get_checkpoint(
+        current_agent().id, args.thread_id, args.checkpoint_ns, args.checkpoint_id
+    )
     if record is None:
         raise NotFound("no such checkpoint")
     return _tuple_out(record)
@@ -139,7 +145,7 @@ def langgraph_list_checkpoints(body: CheckpointSearch):
     if body.cursor:
         row_id, _, checkpoint_id = body.cursor.partition(":")
         after = (checkpoint_id, int(row_id))
-    records, cursor = lg.list_checkpoints(
+    records, cursor = lg_reads.list_checkpoints(
         current_agent().id,
         thread_id=body.thread_id,
         checkpoint_ns=body.checkpoint_ns,
@@ -166,7 +172,7 @@ def langgraph_list_checkpoints(body: CheckpointSearch):
 def langgraph_delete_thread(body: ThreadIn):
     """Deleting a thread that does not exist is not an error (0 deleted)."""
     return ThreadDeleted(
-        thread_id=body.thread_id, deleted=lg.delete_thread(current_agent().id, body.thread_id)
+        thread_id=body.thread_id, deleted=lg_threads.delete_thread(current_agent().id, body.thread_id)
     )
 
 
@@ -179,7 +185,7 @@ def langgraph_delete_thread(body: ThreadIn):
     responses={200: ThreadCopied},
 )
 def langgraph_copy_thread(body: ThreadCopy):
-    copied = lg.copy_thread(current_agent().id, body.source_thread_id, body.target_thread_id)
+    copied = lg_threads.copy_thread(current_agent().id, body.source_thread_id, body.target_thread_id)
     return ThreadCopied(copied=copied)
 
 
@@ -192,7 +198,7 @@ def langgraph_copy_thread(body: ThreadCopy):
     responses={200: ThreadPruned},
 )
 def langgraph_prune_threads(body: ThreadPrune):
-    return ThreadPruned(removed=lg.prune(current_agent().id, body.thread_ids, body.strategy))
+    return ThreadPruned(removed=lg_threads.prune(current_agent().id, body.thread_ids, body.strategy))
 
 
 # ----- the store -----

@@ -10,6 +10,7 @@ from models.db import read_from_replica
 from models.history import changelog, events
 from models.memories.categories import UNCATEGORIZED, from_wire
 from models.retrieval import access, query, relations
+from models.retrieval.filters import filter_clauses
 
 from .auth import category_config, current_agent
 from .blueprint import api
@@ -131,7 +132,7 @@ def memory_query(body: MemoryQuery):
     linked: list[RelatedBullet] = []
     # No returned memory has an edge (the ranking said so): there is no neighbour to look up.
     if results and body.related and any_edge:
-        where, params = query.filter_clauses(filters)
+        where, params = filter_clauses(filters)
         for near in relations.neighbours(
             agent.id,
             [r.id for r in results],

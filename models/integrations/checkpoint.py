@@ -95,7 +95,7 @@ def save_checkpoint(
         cast(type_coerce(encoded, Text), JSON) if dialect == "postgresql" else type_coerce(encoded, Text)
     )
     now = utcnow()
-    stmt = insert(table).values(
+    row_values = insert(table).values(
         agent_id=agent_id,
         user_id=user_id,
         thread_id=thread_id,
@@ -104,7 +104,7 @@ def save_checkpoint(
         created_at=now,
         updated_at=now,
     )
-    stmt = stmt.on_conflict_do_update(
+    stmt = row_values.on_conflict_do_update(
         index_elements=[table.c.agent_id, table.c.user_id, table.c.thread_id],
         # Spelled out: `stmt.excluded` builds an alias of the table per call, and its foreign-key
         # proxies register event listeners (several ms per save, growing until garbage collection).

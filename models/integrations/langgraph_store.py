@@ -26,7 +26,7 @@ from models.db import LIKE_ESCAPE, Model, atomic, db, like_pattern, utcnow
 from models.errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
 from models.memories import writing
 from models.memories.memory import AgentMemory
-from models.retrieval.query import query_terms
+from models.retrieval.matching import query_terms
 
 NAMESPACE_SEPARATOR = "."  # LangGraph refuses "." inside namespace labels, so joining is unambiguous
 TEXT, JSON_VALUE = "text", "json"
@@ -165,7 +165,7 @@ def put_item(
     with atomic():
         item = _mapping(agent_id, joined, key)
         memory = db.session.get(AgentMemory, item.memory_id) if item else None
-        if memory is not None and memory.deleted_at is None:
+        if item is not None and memory is not None and memory.deleted_at is None:
             _writable(memory, "update")
             check_category([memory.category])
             changes: dict[str, Any] = {}

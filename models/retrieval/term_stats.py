@@ -95,6 +95,14 @@ def _sqlite_table(key: str, now: float) -> int:
     return int(rows)
 
 
+def forget() -> None:
+    """Drop every cached figure of this process, so the next question reads them afresh: for tests that
+    change MIN_ROWS or COMMON_SHARE, which the cached figures were judged by."""
+    with _lock:
+        _tables.clear()
+        _words.clear()
+
+
 def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     """The words among `words` held by at least COMMON_SHARE of all memories."""
     key, now = _key(), time.monotonic()

@@ -15,7 +15,7 @@ product (exact search, no approximate index). The matrix is:
   384 dimensions (all-MiniLM-L6-v2) are 154 MB.
 
 The matrix is only a way to find candidates: memory.query passes their ids to its one SQL statement,
-which applies the agent, soft-deletion, the allowlist and every filter again (models/retrieval/query.py). A
+which applies the agent, soft-deletion, the allowlist and every filter again (models/retrieval/fusion.py). A
 stale row (a memory deleted, moved to another category) can therefore cost a candidate, never leak
 one; rows are loaded with `agent_id = :agent` only, so another agent's vector is never in the matrix.
 The `user_id` of each row is kept so a request scoped to one user (nearly all of them) ranks that

@@ -1,0 +1,121 @@
+"""Hybrid relevance for memory.query (docs/spec/003-memory-system.md §6): with a real embedder, the
+memories nearest to the query's vector (models/retrieval/vectors.py) join the lexical candidates
+(models/retrieval/matching.py), and each candidate's relevance fuses both rankings.
+
+The nearest memories pass every WHERE clause of the lexical path, so the vector path can return nothing
+the lexical one could not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    Integer,
+    Select,
+    Subquery,
+    case,
+    cast,
+    func,
+    literal_column,
+    select,
+    text,
+    union_all,
+)
+
+from models.memories.memory import AgentMemory
+from models.retrieval.matching import lexical_pool
+from models.retrieval.ranking import candidate_columns
+
+# How many nearest memories join the candidates, more when filters other than user_id will drop some of
+# them; how lexical and dense relevance are fused.
+DENSE_K = 100
+DENSE_K_FILTERED = 400
+RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the constant of Cormack et al.)
+# The calibrated mix: this x lexical + (1 - this) x dense, each relative to its best. On the labelled set
+# with all-MiniLM-L6-v2, shares of 0.1-0.3 give the same recall@10 and MRR within 0.03 (0.1 best); 0.2
+# keeps an exact word match counting for more (a name, a number) at a cost of at most 0.011 MRR.
+# Read when a statement is built: bench/retrieval_quality.py sweeps it, clearing query.statement's cache.
+MIX_LEXICAL = 0.2
+FUSIONS = ("rrf", "mix")
+FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/benchmarks.md)
+
+_T = AgentMemory.__table__
+
+
+def _dense_candidates(dialect: str) -> Subquery:
+    """The nearest memories by vector, bound as two parameters in rank order: d_ids and d_scores (cosine).
+    As a table (id, score, rank), so the statement stays one shape whatever their number."""
+    if dialect == "postgresql":
+        sql = (
+            "SELECT d.id, d.score, d.rank FROM unnest(CAST(:d_ids AS bigint[]), CAST(:d_scores AS double precision[]))"
+            " WITH ORDINALITY AS d(id, score, rank)"
+        )
+    else:  # SQLite: JSON arrays
+        sql = (
+            "SELECT CAST(j.value AS INTEGER) AS id, json_extract(:d_scores, '$[' || j.key || ']') AS score,"
+            " j.key + 1 AS rank FROM json_each(:d_ids) AS j"
+        )
+    return text(sql).columns(id=Integer, score=Float, rank=Integer).subquery("dense")
+
+
+def fused_pool(dialect: str, where: list[ColumnElement[bool]], words: int, fusion: str) -> Select[Any]:
+    """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`lexical_pool`, when
+    there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
+
+    - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
+    - "rrf": reciprocal rank fusion, the sum of 1 / (RRF_K + rank) over the rankings a memory is in;
+
+    then divided by the best candidate's, so the best has relevance 1.0 as on the lexical path. Without
+    words (dense alone), relevance is cosine / best cosine.
+    """
+    dense = _dense_candidates(dialect)
+    zero = cast(literal_column("0.0"), Float)
+    parts: list[Select[Any]] = [
+        select(*candidate_columns(dialect, lexical=False), zero.label("lexical")).where(
+            *where, _T.c.id.in_(select(dense.c.id))
+        )
+    ]
+    if words:
+        parts.append(select(lexical_pool(dialect, where, words).subquery()))
+    both = union_all(*parts).subquery("both_rankings")
+    # A memory both rankings found appears twice: once, with its lexical score.
+    merged = (
+        select(
+            both.c.id,
+            func.max(both.c.category).label("category"),
+            func.max(both.c.recency).label("recency"),
+            func.max(both.c.imp).label("imp"),
+            func.max(both.c.lexical).label("lexical"),
+        )
+        .group_by(both.c.id)
+        .subquery("merged")
+    )
+    cosine = func.coalesce(dense.c.score, 0.0)
+    raw: ColumnElement[Any]
+    if fusion == "rrf":
+        lexical_rank = func.row_number().over(order_by=(merged.c.lexical.desc(), merged.c.id.desc()))
+        raw = case((merged.c.lexical > 0, 1.0 / (RRF_K + lexical_rank)), else_=0.0) + case(
+            (dense.c.rank.is_not(None), 1.0 / (RRF_K + dense.c.rank)), else_=0.0
+        )
+    else:
+        best_lexical, best_cosine = func.max(merged.c.lexical).over(), func.max(cosine).over()
+        lexical = case((best_lexical > 0, merged.c.lexical / best_lexical), else_=0.0)
+        semantic = case((best_cosine > 0, func.coalesce(dense.c.score, 0.0) / best_cosine), else_=0.0)
+        share = MIX_LEXICAL if words else 0.0
+        raw = share * lexical + (1.0 - share) * case((semantic > 0, semantic), else_=0.0)
+    fused = (
+        select(merged.c.id, merged.c.category, merged.c.recency, merged.c.imp, raw.label("raw"))
+        .select_from(merged.outerjoin(dense, dense.c.id == merged.c.id))
+        .subquery("fused")
+    )
+    best = func.max(fused.c.raw).over()
+    return select(
+        fused.c.id,
+        fused.c.category,
+        fused.c.recency,
+        fused.c.imp,
+        case((best > 0, fused.c.raw / best), else_=0.0).label("relevance"),
+    )
