@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 from infra.queues import get_rq
 from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
-from models.changes.mutations import dedup_for_agent
+from models.changes.dedup import dedup_for_agent
 from models.db import estimate_tokens
 from models.history.audit import new_op_id, write_audit
 from models.history.session import account_turn, finish_session, set_baseline, start_session

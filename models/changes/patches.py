@@ -29,7 +29,8 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.changes.mutations import AGENT_ACTOR, create_memory, update_memory
+from models.changes.mutations import create_memory, update_memory
+from models.changes.rules import AGENT_ACTOR
 from models.db import Model, atomic, db, utcnow
 from models.errors import DomainError, NotFound, ValidationFailed
 from models.history.audit import new_op_id, write_audit

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from models.changes.mutations import _check_actor
+from models.changes.rules import check_actor
 from models.db import atomic, db, guard_privilege, utcnow
 from models.errors import NotFound, RollbackConflict, ValidationFailed
 from models.history.audit import (
@@ -322,7 +322,7 @@ def plan_agent_rollback(agent_id: int, to: datetime) -> RollbackPlan:
 
 def rollback_operation(op_id: str, *, actor: str) -> RollbackResult:
     """Undo one call of the mutation path (all its records), e.g. one consolidation or one rollback."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _op_records(op_id)
         return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
@@ -338,7 +338,7 @@ def rollback_audit_record(audit_id: int, *, actor: str) -> RollbackResult:
 
 def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
     """Undo every memory change a refinement session made, in one transaction."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _session_records(session_id)
         return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
@@ -346,7 +346,7 @@ def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
 
 def rollback_agent(agent_id: int, to: datetime, *, actor: str) -> RollbackResult:
     """Put every memory of the agent back as it was at `to` (UTC)."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _point_in_time_records(agent_id, to)
         return _apply(_plan(agent_id, records, scope, check_conflicts=False, lock=True), actor)

@@ -23,13 +23,13 @@ from sqlalchemy import bindparam, select, update
 
 from models.agents.agent import Agent, core_totals
 from models.changes.mutations import (
-    AGENT_ACTOR,
     consolidate_memories,
     create_memory,
     set_constitutional,
     soft_delete_memories,
     update_memory,
 )
+from models.changes.rules import AGENT_ACTOR
 from models.changes.timemachine import rollback_session
 from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
 from models.errors import DomainError
