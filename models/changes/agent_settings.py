@@ -1,7 +1,8 @@
 """Agent settings: the refinement budget, retention threshold, prompt and model of an agent, audited.
 
 No memory row is touched here; the change and its audit record commit together (`atomic()`), like
-every change in models/changes/mutations.py.
+every change of the mutation path (models/changes/mutations.py); its actor and agent checks are the
+mutation path's own (models/changes/rules.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A memory read by memory.query gets its `last_accessed_at` set (the TTL policy of
 reads it), but a read is not a change: no audit record, and no write on the request's hot path.
 Touches collect in a buffer (one per app and process, in `app.extensions`) and are written in one
 UPDATE per batch when the buffer is old or large enough, on a connection of their own. This module is the one writer of
-`agent_memories` outside `models.changes.mutations`, and it writes nothing but `last_accessed_at`.
+`agent_memories` outside the mutation path (`models.changes`), and it writes nothing but `last_accessed_at`.
 
 Losing a buffer (a killed process) loses a few seconds of access times, never a memory change.
 """
