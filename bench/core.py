@@ -109,7 +109,8 @@ def timed(fn: Callable[[], object]) -> float:
 def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
     """One refinement operation through the Knife (validation, mutation, audit, breaker check), no LLM."""
     from models import AgentMemory, RefinementSession, db
-    from models.refinement.toolbox import RefinementToolbox, core_totals
+    from models.agents.agent import core_totals
+    from models.refinement.toolbox import RefinementToolbox
 
     rows = []
     for size in [100, *sizes]:  # 100: a warm-up round (statement caches, plans), not reported
@@ -166,9 +167,10 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
 
 def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
     from models import RefinementSession, db, utcnow
+    from models.agents.agent import core_totals
     from models.changes.mutations import create_memory, update_memory
     from models.changes.timemachine import rollback_agent, rollback_session
-    from models.refinement.toolbox import RefinementToolbox, core_totals
+    from models.refinement.toolbox import RefinementToolbox
 
     with db.engine.begin() as conn:
         agent_id = bench_agent(conn, "rollback", min_retention=0.1)

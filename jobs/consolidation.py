@@ -30,14 +30,13 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
-from models.agents.agent import active_agent_ids
+from models.agents.agent import active_agent_ids, core_totals
 from models.changes.mutations import consolidate_memories, soft_delete_memories, update_memory
 from models.changes.patches import SENSITIVE_FIELDS, context_field, write_context
 from models.history.audit import new_op_id, write_audit
 from models.history.session import account_turn, finish_session, set_baseline, start_session
 from models.history.session import count as count_stat
 from models.memories.writing import check_content
-from models.refinement.toolbox import core_totals
 from models.retrieval.relations import pair_fingerprint
 
 from .llm import json_object, missing_endpoint, model_configured, model_for

@@ -25,7 +25,7 @@ import numpy as np
 
 from models import AgentMemory
 from models.db import estimate_tokens
-from models.refinement.toolbox import MAX_IDS_PER_CALL
+from models.refinement.tools import MAX_IDS_PER_CALL
 
 from .samefact import content_words
 

@@ -17,7 +17,7 @@ from flask import current_app
 from sqlalchemy import case, func, select
 
 from models import AgentMemory, DomainError, db, utcnow
-from models.changes.mutations import expire_memory, purge_memory
+from models.changes.ttl import expire_memory, purge_memory
 
 log = logging.getLogger(__name__)
 

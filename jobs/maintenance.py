@@ -7,7 +7,7 @@ import logging
 from sqlalchemy import func, select
 
 from models import Agent, AgentMemory, db
-from models.changes.mutations import dedup_for_agent, dedup_for_agents
+from models.changes.dedup import dedup_for_agent, dedup_for_agents
 
 log = logging.getLogger(__name__)
 AGENTS_PER_TRANSACTION = 100

@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from models import Agent, AgentMemory, db
-from models.refinement.toolbox import HARD_CAP, MAX_IDS_PER_CALL
+from models.refinement.toolbox import HARD_CAP
+from models.refinement.tools import MAX_IDS_PER_CALL
 
 from .chat import OFFLINE_LABEL, ToolCall, Turn
 from .samefact import duplicate_groups

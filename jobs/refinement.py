@@ -16,12 +16,14 @@ from sqlalchemy import select, update
 
 from infra.queues import get_rq
 from models import Agent, AgentMemory, RefinementSession, atomic, db, utcnow
-from models.changes.mutations import dedup_for_agent
+from models.agents.agent import core_totals
+from models.changes.dedup import dedup_for_agent
 from models.db import estimate_tokens
 from models.history.audit import new_op_id, write_audit
 from models.history.session import account_turn, finish_session, set_baseline, start_session
 from models.history.session import count as count_stat
-from models.refinement.toolbox import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox, core_totals, tool_specs
+from models.refinement.toolbox import HARD_CAP, TERMINATED_MESSAGE, RefinementToolbox
+from models.refinement.tools import tool_specs
 
 from .chat import OFFLINE_LABEL
 from .ledger import MIN_MAX_TOKENS, LedgerEntry, Page, plan_pages

@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 
 from infra.queues import get_rq
 from models import RefinementSession, atomic, db, utcnow
+from models.agents.agent import core_totals
 from models.history.audit import new_op_id, write_audit
 from models.history.session import finish_session
 from models.refinement.due import agents_due_for_sweep, over_budget_due
-from models.refinement.toolbox import core_totals
 
 from .refinement import run_refinement
 from .single_flight import lock_key

@@ -8,7 +8,7 @@ from models.admins.mechanic import MechanicGrant, MechanicView
 from models.admins.sign_ins import SignInEvent
 from models.admins.user import User, create_admin
 from models.agents.agent import Agent
-from models.changes.patches import ProposedPatch
+from models.changes.patch_tables import ProposedPatch
 from models.db import atomic, db, estimate_tokens, utcnow
 from models.errors import (
     ConstitutionalLocked,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session as FlaskSession
@@ -81,7 +81,10 @@ else:
     Model = db.Model
 
 
-def refresh_loaded(model: type, ident: int, values: dict) -> object | None:
+_Mapped = TypeVar("_Mapped")
+
+
+def refresh_loaded(model: type[_Mapped], ident: int, values: dict) -> _Mapped | None:
     """Give the session's copy of a row, if it holds one, the column values just read or written with
     Core, as a fresh load with `populate_existing` would: a caller that loaded the row earlier (a route
     that checked its category, a job's loop) sees the change, and nothing is left for a flush to write.
@@ -91,7 +94,8 @@ def refresh_loaded(model: type, ident: int, values: dict) -> object | None:
     if instance is not None:
         for name, value in values.items():
             set_committed_value(instance, name, value)
-    return instance
+    # The identity map holds, under `model`'s identity key, only an instance of `model`.
+    return cast("_Mapped | None", instance)
 
 
 def utcnow() -> datetime:

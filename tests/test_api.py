@@ -24,14 +24,9 @@ from models import (
     utcnow,
 )
 from models.admins.mechanic import decide_grant, request_grant
-from models.changes.mutations import (
-    create_memory,
-    expire_memory,
-    purge_memory,
-    set_constitutional,
-    update_memory,
-)
+from models.changes.mutations import create_memory, set_constitutional, update_memory
 from models.changes.patches import expire_patches
+from models.changes.ttl import expire_memory, purge_memory
 from models.retrieval.access import flush_access
 from tests.test_api_support import bearer, table_state
 

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from jobs.insights import tom_for_agent
 from models import AgentMemory, AuditLog, db
 from models.changes.mutations import create_memory
-from models.changes.patches import ProposedPatch
+from models.changes.patch_tables import ProposedPatch
 from tests import scripted_llm as s
 
 TONE = "The user prefers short, direct replies."

@@ -7,7 +7,8 @@ import sqlalchemy as sa
 
 from models import AuditLog, db
 from models.changes.agent_settings import update_agent_settings
-from models.changes.mutations import create_memory, dedup_for_agent
+from models.changes.dedup import dedup_for_agent
+from models.changes.mutations import create_memory
 from models.readmodels import timeline as queries
 from models.readmodels.timeline import TimelineFilters, activity
 

@@ -20,12 +20,8 @@ from jobs.chat import OFFLINE_LABEL
 from jobs.offline import OfflineRefiner
 from models import Agent, AgentMemory, AuditContent, AuditLog, RefinementSession, User, db, utcnow
 from models.agents.agent import hash_token
-from models.changes.mutations import (
-    consolidate_memories,
-    dedup_for_agent,
-    soft_delete_memories,
-    update_memory,
-)
+from models.changes.dedup import dedup_for_agent
+from models.changes.mutations import consolidate_memories, soft_delete_memories, update_memory
 from models.history.session import STATS
 from models.memories.categories import load_config
 from models.memories.memory import SNAPSHOT_FIELDS

@@ -19,13 +19,12 @@ from models import AgentMemory, AuditLog, ConstitutionalLocked, PairFingerprint,
 from models.changes.mutations import (
     consolidate_memories,
     create_memory,
-    expire_memory,
-    purge_memory,
     set_constitutional,
     soft_delete_memories,
     update_memory,
 )
 from models.changes.timemachine import rollback_agent
+from models.changes.ttl import expire_memory, purge_memory
 from models.history.session import set_baseline, start_session
 from models.refinement.toolbox import RefinementToolbox
 from tests.conftest import DB_KIND

@@ -21,17 +21,16 @@ from models import (
     db,
     utcnow,
 )
+from models.changes.dedup import dedup_for_agent
 from models.changes.mutations import (
     consolidate_memories,
     create_memory,
-    dedup_for_agent,
-    expire_memory,
-    purge_memory,
     restore_memory,
     set_constitutional,
     soft_delete_memories,
     update_memory,
 )
+from models.changes.ttl import expire_memory, purge_memory
 from tests.conftest import DB_KIND
 
 # ----- helpers -----
@@ -578,7 +577,7 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
 
 
 def test_batched_dedup_keeps_one_op_per_agent_so_each_agent_rolls_back_alone(make_agent):
-    from models.changes.mutations import dedup_for_agents
+    from models.changes.dedup import dedup_for_agents
     from models.changes.timemachine import rollback_operation
 
     a, b = make_agent(), make_agent()

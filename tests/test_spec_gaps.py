@@ -10,7 +10,8 @@ import sqlalchemy as sa
 
 from infra.batching import flush_all
 from models import AgentMemory, AuditLog, ChangeLogEntry, OpEvent, db, utcnow
-from models.changes.mutations import create_memory, expire_memory, soft_delete_memories
+from models.changes.mutations import create_memory, soft_delete_memories
+from models.changes.ttl import expire_memory
 from tests.browser.support import make_admin, post, signed_in
 from tests.test_api_support import bearer, table_state
 

@@ -35,7 +35,7 @@ from models import (
     utcnow,
 )
 from models.agents.agent import core_totals
-from models.changes import agent_settings
+from models.changes import agent_settings, dedup, ttl
 from models.changes import mutations as mut
 from models.changes import timemachine as tm
 
@@ -199,9 +199,9 @@ def _apply_random_operation(data: st.DataObject, agent_id: int, session_id: int)
             **in_session,
         )
     elif kind == "dedup":
-        mut.dedup_for_agent(agent_id, actor="system:dedup")
+        dedup.dedup_for_agent(agent_id, actor="system:dedup")
     elif kind == "expire":
-        mut.expire_memory(agent_id, data.draw(st.sampled_from(ids)), actor="system:ttl")
+        ttl.expire_memory(agent_id, data.draw(st.sampled_from(ids)), actor="system:ttl")
     else:  # roll back an earlier operation of this agent (seeding included)
         op_ids = db.session.scalars(
             sa.select(AuditLog.op_id)
@@ -247,7 +247,7 @@ def test_random_operations_then_point_in_time_rollback_restores_exact_state(app,
             if kind == "delete":
                 mut.soft_delete_memories(agent_id, [memory_id], actor=ADMIN)
             else:
-                mut.expire_memory(agent_id, memory_id, actor="system:ttl")
+                ttl.expire_memory(agent_id, memory_id, actor="system:ttl")
         except DomainError:
             pass
 
@@ -551,12 +551,12 @@ def test_rollback_of_a_purged_memory_reports_it_unrecoverable_and_the_purge_reda
     tick(to)
     mut.update_memory(agent.id, journal_id, actor=ADMIN, content="Dreamt about the lighthouse keeper")
     mut.update_memory(agent.id, core.id, actor=ADMIN, content="Works as a literary translator")
-    mut.expire_memory(agent.id, journal_id, actor="system:ttl", grace=timedelta(seconds=-1))
+    ttl.expire_memory(agent.id, journal_id, actor="system:ttl", grace=timedelta(seconds=-1))
     history = audit_rows(agent.id)
     contents = content_rows(journal_id)
     assert len(contents) == 2 and all(c["content"] for c in contents)
 
-    mut.purge_memory(agent.id, journal_id, actor="system:ttl")
+    ttl.purge_memory(agent.id, journal_id, actor="system:ttl")
 
     db.session.expire_all()
     assert db.session.get(AgentMemory, journal_id) is None
@@ -749,8 +749,8 @@ def test_audit_logs_reject_raw_update_and_delete_after_mutations_and_rollbacks(m
     undo = tm.rollback_session(session_id, actor=ADMIN)
     tm.rollback_operation(undo.op_id, actor=ADMIN)
     journal = make_memory(agent_id, "Heard a nightingale", memory_type="episodic")
-    mut.expire_memory(agent_id, journal.id, grace=timedelta(seconds=-1))
-    mut.purge_memory(agent_id, journal.id)
+    ttl.expire_memory(agent_id, journal.id, grace=timedelta(seconds=-1))
+    ttl.purge_memory(agent_id, journal.id)
     history = audit_rows(agent_id)
     contents = content_rows(ids["c"])
     assert {r["action"] for r in history} >= {"create", "consolidate", "rollback", "purge"}

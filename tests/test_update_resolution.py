@@ -15,7 +15,7 @@ from jobs.extraction import extract_facts
 from jobs.prefilter import SEMANTIC_BANDS, Candidate, passes, resolve
 from models import AgentMemory, AuditLog, db, utcnow
 from models.changes.mutations import create_memory
-from models.changes.patches import ProposedPatch
+from models.changes.patch_tables import ProposedPatch
 from models.changes.timemachine import rollback_session
 from tests import scripted_llm as s
 

@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 
 from models import AgentMemory, db
 from models.admins.mechanic import MechanicGrant
-from models.changes.patches import ProposedPatch, signal_kinds
+from models.changes.patch_tables import ProposedPatch
+from models.changes.patches import signal_kinds
 from models.history.changelog import ChangeLogEntry
 from models.history.memory_history import HistoryEvent
 from models.parsing import parse_utc

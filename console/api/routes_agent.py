@@ -7,7 +7,7 @@ from sqlalchemy import select
 from models import db
 from models.admins.mechanic import MechanicGrant, revoke_grant
 from models.changes.agent_settings import set_refinement_prompt, update_agent_settings
-from models.changes.mutations import AGENT_ACTOR
+from models.changes.rules import AGENT_ACTOR
 from models.history import events
 
 from .auth import allowed_categories, current_agent

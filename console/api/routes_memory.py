@@ -14,7 +14,7 @@ from infra.queues import get_rq
 from jobs.embeddings import semantic_configured
 from jobs.relations import LINKED_TYPES, embed_written, link_related
 from models import AgentMemory, ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed, db
-from models.changes import mutations, patches
+from models.changes import mutations, patches, rules
 from models.changes.restore import restore_deleted
 from models.history import events
 from models.history import memory_history as history
@@ -36,7 +36,7 @@ from .schemas import (
     PatchProposed,
 )
 
-AGENT = mutations.AGENT_ACTOR
+AGENT = rules.AGENT_ACTOR
 log = logging.getLogger(__name__)
 
 
@@ -137,11 +137,11 @@ def create_memory(body: MemoryCreate):
         user_id=body.user_id, thread_id=body.thread_id, category=body.category,
     )  # fmt: skip
     try:
-        content = mutations.clean_content(writing.check_content(body.memory_type, body.content))
+        content = rules.clean_content(writing.check_content(body.memory_type, body.content))
     except ValidationFailed:
         classified("error")
         raise
-    tags = mutations.clean_tags(body.tags + ([patches.FIELD_TAG_PREFIX + body.field] if body.field else []))
+    tags = rules.clean_tags(body.tags + ([patches.FIELD_TAG_PREFIX + body.field] if body.field else []))
     fields = body.model_dump(
         include={
             "memory_type",
@@ -218,13 +218,13 @@ def update_memory(memory_id: int, body: MemoryUpdate):
     if field:
         changes["tags"] = list(changes.get("tags", memory.tags or [])) + [patches.FIELD_TAG_PREFIX + field]
     if "tags" in changes:
-        changes["tags"] = mutations.clean_tags(changes["tags"])
+        changes["tags"] = rules.clean_tags(changes["tags"])
     if "content" in changes or "memory_type" in changes:
         checked = writing.check_content(
             changes.get("memory_type", memory.memory_type), changes.get("content", memory.content)
         )
         if "content" in changes:
-            changes["content"] = mutations.clean_content(checked)
+            changes["content"] = rules.clean_content(checked)
     field = patches.context_field(list(memory.tags or []) + list(changes.get("tags", [])))
     # A sensitive field's memory is held whatever changes; a benign one when its value (content or
     # field tags) changes — its importance or pinning is not a user-context change.

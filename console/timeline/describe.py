@@ -10,7 +10,7 @@ from typing import Any
 
 from console.web import glossary
 from models import Agent, User
-from models.changes.mutations import EDITABLE_FIELDS
+from models.changes.rules import EDITABLE_FIELDS
 from models.readmodels.timeline import TimelineOp
 
 SETTINGS = ("core_token_budget", "min_retention", "mechanic_preconsent", "model_id", "base_url")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# Audit actions (models/changes/mutations.py, models/changes/timemachine.py, jobs/*): what an operation did.
+# Audit actions (models/changes/: mutations.py, ttl.py, dedup.py, timemachine.py; jobs/*): what an operation did.
 ACTIONS: Mapping[str, str] = {
     "create": "created",
     "import": "imported",

@@ -1,7 +1,8 @@
 """Agent settings: the refinement budget, retention threshold, prompt and model of an agent, audited.
 
 No memory row is touched here; the change and its audit record commit together (`atomic()`), like
-every change in models/changes/mutations.py.
+every change of the mutation path (models/changes/mutations.py); its actor and agent checks are the
+mutation path's own (models/changes/rules.py).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from models.agents.agent import Agent
-from models.changes.mutations import AGENT_ACTOR, _check_actor, _require_agent
+from models.changes.rules import AGENT_ACTOR, check_actor, require_agent
 from models.db import atomic
 from models.errors import ValidationFailed
 from models.history.audit import new_op_id, write_audit
@@ -19,7 +20,7 @@ MAX_REFINEMENT_PROMPT_CHARS = 4000
 
 def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent:
     """Change an agent's refinement settings, audited (no memory row is touched)."""
-    _check_actor(actor)
+    check_actor(actor)
     allowed = {
         "core_token_budget",
         "min_retention",
@@ -54,7 +55,7 @@ def update_agent_settings(agent_id: int, *, actor: str, **changes: Any) -> Agent
     if "mechanic_preconsent" in changes and not isinstance(changes["mechanic_preconsent"], bool):
         raise ValidationFailed("mechanic_preconsent must be true or false")
     with atomic():
-        agent = _require_agent(agent_id)
+        agent = require_agent(agent_id)
         before = {name: getattr(agent, name) for name in changes}
         for name, value in changes.items():
             setattr(agent, name, value)

@@ -26,23 +26,19 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint, select
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import select
 
-from models.changes.mutations import AGENT_ACTOR, create_memory, update_memory
-from models.db import Model, atomic, db, utcnow
+from models.changes.mutations import create_memory, update_memory
+from models.changes.patch_tables import CONSENT_SOURCES, SIGNAL_KINDS, ConsentSignal, ProposedPatch
+from models.changes.rules import AGENT_ACTOR
+from models.db import atomic, db, utcnow
 from models.errors import DomainError, NotFound, ValidationFailed
 from models.history.audit import new_op_id, write_audit
-from models.memories.fields import SCOPE_ID
 from models.memories.memory import AgentMemory
 
 SENSITIVE_FIELDS = frozenset({"preferred_name", "pronouns", "city", "language"})
 FIELD_TAG_PREFIX = "field:"
 HOLD = timedelta(days=7)
-PATCH_STATUSES = ("pending", "confirmed", "rejected", "expired", "stale")
-CONSENT_SOURCES = ("chat_ack", "ui")
-POLICIES = ("consent", "signals")
-SIGNAL_KINDS = ("mention", "chat_ack", "ui", "tom")
 SIGNALS_NEEDED = 2
 TOM_HIGH_CONFIDENCE = 0.8
 
@@ -50,53 +46,6 @@ TOM_HIGH_CONFIDENCE = 0.8
 class PatchNotPending(DomainError):
     code = "patch_not_pending"
     http_status = 409
-
-
-class ProposedPatch(Model):
-    __tablename__ = "proposed_patches"
-    __table_args__ = (
-        Index("ix_proposed_patches_agent_status", "agent_id", "status", "expires_at"),
-        Index("ix_proposed_patches_value_key", "agent_id", "value_key", "status"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"), nullable=False)
-    op: Mapped[str] = mapped_column(String(8), nullable=False)  # create | update
-    field: Mapped[str] = mapped_column(String(64), nullable=False)
-    memory_id: Mapped[int | None] = mapped_column(Integer)  # the memory an update targets
-    user_id: Mapped[str | None] = mapped_column(SCOPE_ID.column())
-    # The proposed write (the agent's own words); emptied when the patch is decided or expires.
-    changes: Mapped[dict | None] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-    decided_at: Mapped[datetime | None] = mapped_column(DateTime)
-    decided_by: Mapped[str | None] = mapped_column(String(16))
-    result_memory_id: Mapped[int | None] = mapped_column(Integer)
-    proposed_by: Mapped[str | None] = mapped_column(String(32))
-    policy: Mapped[str] = mapped_column(
-        String(12), nullable=False, default="consent", server_default="consent"
-    )
-    # What the patch proposes, hashed (never the text): a repeated mention finds its pending patch by it.
-    value_key: Mapped[str | None] = mapped_column(String(64))
-
-
-class ConsentSignal(Model):
-    """One independent signal for a benign proposal; (kind, source) is unique per patch, so a repeat
-    of the same signal (the same thread mentioning it again) counts once."""
-
-    __tablename__ = "consent_signals"
-    __table_args__ = (
-        UniqueConstraint("patch_id", "kind", "source", name="uq_consent_signals_patch_kind_source"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    patch_id: Mapped[int] = mapped_column(
-        ForeignKey("proposed_patches.id", name="fk_consent_signals_patch_id_proposed_patches"), nullable=False
-    )
-    kind: Mapped[str] = mapped_column(String(16), nullable=False)
-    source: Mapped[str] = mapped_column(String(128), nullable=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
 
 def field_tags(tags: Iterable[str] | None) -> set[str]:
@@ -115,7 +64,8 @@ def sensitive_fields(tags: Iterable[str] | None) -> list[str]:
 def context_field(tags: Iterable[str] | None) -> str | None:
     """The user-context field a memory with these tags sets: a sensitive one first, else the first."""
     fields = field_tags(tags)
-    return (sorted(fields & SENSITIVE_FIELDS) or sorted(fields) or [None])[0]
+    ordered = sorted(fields & SENSITIVE_FIELDS) or sorted(fields)
+    return ordered[0] if ordered else None
 
 
 def policy_for(field: str) -> str:
@@ -279,6 +229,8 @@ def _apply(patch: ProposedPatch, data: dict | None = None) -> AgentMemory:
             data=data or {"patch_id": patch.id},
             **changes,
         )
+    if patch.memory_id is None:  # never: an update names its memory, checked active before it is applied
+        raise NotFound(f"patch {patch.id} names no memory to update")
     return update_memory(patch.agent_id, patch.memory_id, actor=actor, **changes)
 
 

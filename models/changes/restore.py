@@ -18,7 +18,8 @@ from datetime import datetime
 
 from sqlalchemy import select
 
-from models.changes.mutations import is_agent_path, restore_memory
+from models.changes.mutations import restore_memory
+from models.changes.rules import is_agent_path
 from models.db import atomic, db, utcnow
 from models.errors import ConstitutionalLocked, DomainError, ImmutableMemory, NotFound, ValidationFailed
 from models.memories.memory import AgentMemory

@@ -20,14 +20,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from models.changes.mutations import _check_actor
+from models.changes.rules import check_actor
 from models.db import atomic, db, guard_privilege, utcnow
 from models.errors import NotFound, RollbackConflict, ValidationFailed
 from models.history.audit import (
     AuditContent,
     AuditLog,
-    _content_ref,
     content_sha,
+    file_content,
     file_contents,
     latest_contents,
     new_op_id,
@@ -102,19 +102,29 @@ def _core_tokens(active: bool, memory_type: str | None, tokens: int | None) -> i
     return int(tokens or 0) if active and memory_type == "core" else 0
 
 
-def _changes_row(record: AuditLog) -> bool:
-    """Only records with a snapshot describe a row change; metadata-only records never drive a rollback."""
-    return record.memory_id is not None and (record.before is not None or record.after is not None)
+def _changed_memory(record: AuditLog) -> int | None:
+    """The memory a record changed. Only records with a snapshot describe a row change; metadata-only
+    records (None) never drive a rollback."""
+    return record.memory_id if record.before is not None or record.after is not None else None
 
 
 def _plan(
     agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool, lock: bool = False
 ) -> RollbackPlan:
-    records = sorted((r for r in records if _changes_row(r) and r.agent_id == agent_id), key=lambda r: r.id)
+    changed = sorted(
+        (
+            (r, memory_id)
+            for r in records
+            if (memory_id := _changed_memory(r)) is not None and r.agent_id == agent_id
+        ),
+        key=lambda pair: pair[0].id,
+    )
     targets: OrderedDict[int, dict | None] = OrderedDict()
-    for record in records:
-        targets.setdefault(record.memory_id, record.before)  # earliest record wins: the state before it
-    plan = RollbackPlan(agent_id=agent_id, scope=scope, record_ids=[r.id for r in records], targets=targets)
+    for record, memory_id in changed:
+        targets.setdefault(memory_id, record.before)  # earliest record wins: the state before it
+    plan = RollbackPlan(
+        agent_id=agent_id, scope=scope, record_ids=[r.id for r, _ in changed], targets=targets
+    )
     if not targets:
         return plan
     # Applying: lock the rows first, so no change can slip in between the conflict check and the restore.
@@ -132,14 +142,14 @@ def _plan(
         ids = set(plan.record_ids)
         later = sorted(
             {
-                r.memory_id
+                memory_id
                 for r in db.session.scalars(
                     select(AuditLog)
                     .where(AuditLog.memory_id.in_(list(targets)), AuditLog.agent_id == agent_id)
                     .where(AuditLog.id > min(ids))
                     .where(AuditLog.id.not_in(ids))
                 )
-                if _changes_row(r)
+                if (memory_id := _changed_memory(r)) is not None
             }
         )
         if later:
@@ -207,8 +217,9 @@ def _restore(plan: RollbackPlan, actor: str) -> RollbackResult:
         row = rows[change.memory_id]
         target = plan.targets[change.memory_id]
         ref, sha = current.get(row.id, (None, None))
-        if content_sha(row) != sha:  # text changed outside the mutation path, or never filed: file it now
-            ref, sha = _content_ref(row, True), content_sha(row)
+        # The text changed outside the mutation path, or was never filed: file it now.
+        if ref is None or content_sha(row) != sha:
+            ref, sha = file_content(row.id, row.content, row.token_estimate), content_sha(row)
         before = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
         if target is None:
             if row.deleted_at is None:
@@ -276,9 +287,10 @@ def _op_records(op_id: str) -> tuple[int, list[AuditLog], dict]:
     records = db.session.scalars(select(AuditLog).where(AuditLog.op_id == op_id).order_by(AuditLog.id)).all()
     if not records:
         raise NotFound(f"operation {op_id} not found")
-    if not any(_changes_row(r) for r in records):
+    agent_id = records[0].agent_id
+    if agent_id is None or not any(_changed_memory(r) is not None for r in records):
         raise ValidationFailed(f"operation {op_id} changed no memory; there is nothing to roll back")
-    return records[0].agent_id, list(records), {"rollback_of": "operation", "target_op_id": op_id}
+    return agent_id, list(records), {"rollback_of": "operation", "target_op_id": op_id}
 
 
 def _session_records(session_id: int) -> tuple[int, list[AuditLog], dict]:
@@ -322,7 +334,7 @@ def plan_agent_rollback(agent_id: int, to: datetime) -> RollbackPlan:
 
 def rollback_operation(op_id: str, *, actor: str) -> RollbackResult:
     """Undo one call of the mutation path (all its records), e.g. one consolidation or one rollback."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _op_records(op_id)
         return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
@@ -338,7 +350,7 @@ def rollback_audit_record(audit_id: int, *, actor: str) -> RollbackResult:
 
 def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
     """Undo every memory change a refinement session made, in one transaction."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _session_records(session_id)
         return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
@@ -346,7 +358,7 @@ def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
 
 def rollback_agent(agent_id: int, to: datetime, *, actor: str) -> RollbackResult:
     """Put every memory of the agent back as it was at `to` (UTC)."""
-    _check_actor(actor)
+    check_actor(actor)
     with atomic():
         agent_id, records, scope = _point_in_time_records(agent_id, to)
         return _apply(_plan(agent_id, records, scope, check_conflicts=False, lock=True), actor)

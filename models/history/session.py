@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -125,7 +126,14 @@ def account_turn(session: RefinementSession, turn) -> None:
     session.heartbeat_at = utcnow()
 
 
-def count(session: RefinementSession, key: str, n: int = 1) -> None:
+class HasStats(Protocol):
+    """Anything holding a session's STATS: the ORM row, or a tool call's Core read of it
+    (`models/refinement/toolbox.py`, `SessionState`)."""
+
+    stats: dict
+
+
+def count(session: HasStats, key: str, n: int = 1) -> None:
     """Add to one of the session's STATS; an unknown key is a programming error, not a new word."""
     if key not in STATS:
         raise KeyError(f"{key!r} is not in the session stats vocabulary")

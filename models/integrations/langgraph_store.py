@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, delete, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.changes import mutations
+from models.changes import mutations, rules
 from models.db import LIKE_ESCAPE, Model, atomic, db, like_pattern, utcnow
 from models.errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
 from models.memories import writing
@@ -31,7 +31,7 @@ from models.retrieval.matching import query_terms
 NAMESPACE_SEPARATOR = "."  # LangGraph refuses "." inside namespace labels, so joining is unambiguous
 TEXT, JSON_VALUE = "text", "json"
 MAX_SCAN = 5000  # items examined by one search: a namespace prefix this large should be narrowed
-STORE_ACTOR = mutations.AGENT_ACTOR
+STORE_ACTOR = rules.AGENT_ACTOR
 
 
 class StoreItem(Model):
@@ -161,7 +161,7 @@ def put_item(
     putting the value it already has changes nothing."""
     joined = join_namespace(namespace)
     text, value_format = value_to_text(value)
-    content = mutations.clean_content(writing.check_content(memory_type, text))
+    content = rules.clean_content(writing.check_content(memory_type, text))
     with atomic():
         item = _mapping(agent_id, joined, key)
         memory = db.session.get(AgentMemory, item.memory_id) if item else None

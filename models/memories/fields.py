@@ -1,7 +1,7 @@
 """The rules of every memory field an agent, a job, an import line or a model's tool call can set.
 
 One table, read by every layer that takes such a value: the columns (`models/memories/memory.py` sizes its
-`String` columns from it), the mutation path (`models/changes/mutations.py` checks each value against it
+`String` columns from it), the mutation path (`models/changes/rules.py` checks each value against it
 before anything is written), the agent API's request models, the import file's line model and the
 refinement tools (all built from the pydantic types below). A limit changed here changes on every
 path at once, so a value too long for its column is a validation error naming the field wherever it
@@ -87,7 +87,7 @@ MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
 UtcTime = Annotated[datetime, AfterValidator(to_utc)]
 
 # What the mutation path checks for the fields it does not normalise itself (content is stripped and
-# tags de-duplicated first, in models/changes/mutations.py, against the same limits). None clears a field.
+# tags de-duplicated first, in models/changes/rules.py, against the same limits). None clears a field.
 _STRICT = ConfigDict(strict=True)
 
 

@@ -1,6 +1,6 @@
 """Agent memories: the rows every rule in this product protects, and their read scopes.
 
-Rows are written only by `models.changes.mutations`; this module defines the shape, the derived
+Rows are written only by the mutation path in `models.changes` (`mutations`, `ttl`, `dedup`); this module defines the shape, the derived
 fields (hash, token estimate) and the scopes that keep soft-deleted rows out of every read.
 """
 

@@ -1,8 +1,10 @@
-"""The Knife: the tools an agent's model may call inside a refinement session, and their guards.
+"""The Knife: runs the tools an agent's model calls inside a refinement session, and guards them.
 
-Every call goes through `RefinementToolbox.call`, which never raises for anything the model
-sends: a refusal is a small JSON object the model can read, and it changes nothing. The rules
-that make a session safe are enforced here, in code, whatever the model asks:
+The tools themselves — their arguments, descriptions and which of them mutate — are declared in
+`tools.py`; this module dispatches a call to its handler. Every call goes through
+`RefinementToolbox.call`, which never raises for anything the model sends: a refusal is a small JSON
+object the model can read, and it changes nothing. The toolbox holds no state (the session row does), and
+the rules that make a session safe are enforced here, in code, whatever the model asks:
 
 - the hard cap: at most 10 applied mutating operations (consolidate, update, delete, protect);
 - the circuit breaker: after every mutating operation, active core tokens and count are compared
@@ -16,140 +18,48 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 from sqlalchemy import bindparam, select, update
 
 from models.agents.agent import Agent, core_totals
 from models.changes.mutations import (
-    AGENT_ACTOR,
     consolidate_memories,
     create_memory,
     set_constitutional,
     soft_delete_memories,
     update_memory,
 )
+from models.changes.rules import AGENT_ACTOR
 from models.changes.timemachine import rollback_session
 from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
 from models.errors import DomainError
 from models.history.audit import new_op_id, write_audit
 from models.history.session import RefinementSession, finish_session
 from models.history.session import count as count_stat
-from models.memories.fields import Content
 from models.memories.memory import AgentMemory
-from models.parsing import MAX_ID, describe_problems
+from models.parsing import describe_problems
+from models.refinement.tools import (
+    MUTATING,
+    RETENTION_NEUTRAL,
+    TOOL_ARGS,
+    CompleteArgs,
+    ConsolidateArgs,
+    DeleteArgs,
+    NextPageArgs,
+    ProtectArgs,
+    SearchArgs,
+    UpdateArgs,
+)
 
 HARD_CAP = 10
-MAX_IDS_PER_CALL = 10
 MAX_SEARCH_RESULTS = 50
-MAX_SUMMARY_CHARS = 2000
 TERMINATED_MESSAGE = "session rolled back, terminated"
-
-MemoryId = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 class NoNextPage(DomainError):
     code = "no_next_page"
-
-
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SearchArgs(_Args):
-    """Find your active core memories containing a keyword (case-insensitive), optionally by origin date."""
-
-    query: str = Field(min_length=1, max_length=200, description="Keyword or phrase; % and _ are literal.")
-    since: str | None = Field(
-        default=None, description="Origin date from (YYYY-MM-DD or ISO 8601), inclusive."
-    )
-    until: str | None = Field(
-        default=None, description="Origin date until (YYYY-MM-DD or ISO 8601), inclusive."
-    )
-
-
-class ConsolidateArgs(_Args):
-    """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
-
-    ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Memory ids to merge.")
-    new_content: Content = Field(description="The one memory replacing them.")
-
-
-class UpdateArgs(_Args):
-    """Tighten the phrasing of one memory without changing its meaning."""
-
-    id: MemoryId
-    content: Content = Field(description="The new wording.")
-
-
-class DeleteArgs(_Args):
-    """Delete a memory that is an exact duplicate of another (rare). Pass `id` or `ids`, not both."""
-
-    id: MemoryId | None = None
-    ids: list[MemoryId] | None = Field(default=None, min_length=1, max_length=MAX_IDS_PER_CALL)
-
-
-class ProtectArgs(_Args):
-    """Mark a memory constitutional: it can never be deleted or consolidated afterwards."""
-
-    id: MemoryId
-
-
-class CompleteArgs(_Args):
-    """End the session with a brief summary. Zero operations is a good outcome."""
-
-    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS)
-
-    @field_validator("summary")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("summary is empty")
-        return value.strip()
-
-
-class NextPageArgs(_Args):
-    """Move to the next page of your ledger (offered only when your ledger comes in pages). The next page
-    replaces this one in your prompt; operations already applied stay, and the limits count for the whole
-    session."""
-
-
-TOOL_ARGS: dict[str, type[_Args]] = {
-    "search_memories": SearchArgs,
-    "consolidate_memories": ConsolidateArgs,
-    "update_memory": UpdateArgs,
-    "delete_memory": DeleteArgs,
-    "protect_memory": ProtectArgs,
-    "complete_refinement": CompleteArgs,
-    "next_page": NextPageArgs,
-}
-# Offered to the model only when the session's ledger is paged (README, "Large ledgers").
-PAGED_ONLY = frozenset({"next_page"})
-MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
-# Operations that cannot change the active core tokens or count: the breaker has nothing to check.
-RETENTION_NEUTRAL = frozenset({"protect_memory"})
-
-
-def tool_specs(paged: bool = False) -> list[dict[str, Any]]:
-    """The OpenAI function tools, generated from the same models that validate the calls; `next_page`
-    only when the ledger comes in pages."""
-    specs = []
-    for name, model in TOOL_ARGS.items():
-        if name in PAGED_ONLY and not paged:
-            continue
-        schema = model.model_json_schema()
-        schema.pop("title", None)
-        schema.pop("description", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        specs.append(
-            {
-                "type": "function",
-                "function": {"name": name, "description": model.__doc__.strip(), "parameters": schema},
-            }
-        )
-    return specs
 
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -283,9 +193,12 @@ class RefinementToolbox:
         return {"updated": memory.id, "tokens": memory.token_estimate}
 
     def _delete_memory(self, session: SessionState, args: DeleteArgs) -> dict[str, Any]:
-        if (args.id is None) == (args.ids is None):
+        if args.id is not None and args.ids is None:
+            ids = [args.id]
+        elif args.ids is not None and args.id is None:
+            ids = list(args.ids)
+        else:
             raise DomainError("pass either id or ids")
-        ids = [args.id] if args.id is not None else list(args.ids)
         soft_delete_memories(
             session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement"
         )
@@ -341,7 +254,7 @@ class RefinementToolbox:
                 "summary_chars": len(args.summary),
             },
         )
-        db.session.get(Agent, session.agent_id).last_refinement_at = session.finished_at
+        db.session.get_one(Agent, session.agent_id).last_refinement_at = session.finished_at
         return {
             "status": "completed",
             "ops": session.ops_count,
@@ -381,7 +294,7 @@ class RefinementToolbox:
         rollback_session(session.id, actor="system:circuit-breaker")
         error = (
             f"circuit breaker: retention fell to {tokens}/{session.tokens_before} tokens and "
-            f"{count}/{session.count_before} memories (threshold {db.session.get(Agent, session.agent_id).min_retention:.0%});"
+            f"{count}/{session.count_before} memories (threshold {db.session.get_one(Agent, session.agent_id).min_retention:.0%});"
             " session rolled back"
         )
         finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)

@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 from jobs.refinement import run_refinement
 from models import Agent, AgentMemory, atomic, content_hash, db, utcnow
 from models.changes.agent_settings import update_agent_settings
+from models.changes.dedup import dedup_for_agent
 from models.changes.mutations import (
     create_memory,
-    dedup_for_agent,
     restore_memory,
     set_constitutional,
     soft_delete_memories,
