@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 from sqlalchemy import bindparam, select, update
@@ -100,14 +100,17 @@ class RefinementToolbox:
             raise LookupError(f"refinement session {self.session_id} not found")
         return SessionState(*row)
 
-    def _save(self, state: SessionState, read: tuple[int, dict]) -> None:
+    def _save(self, state: SessionState, read: tuple[int, dict]) -> Retention | None:
         """Write the call's changes to the session's counters, if it made any; the session's ORM copy, if
-        one is loaded (the session loop's), sees them as a fresh load would."""
+        one is loaded (the session loop's), sees them as a fresh load would. Returns the agent's
+        retention figures as they stand after the call, read by the same statement (RETURNING), so
+        the breaker check after a mutating call costs no round trip of its own."""
         if (state.ops_count, state.stats) == read:
-            return
+            return None
         values = {"ops_count": state.ops_count, "stats": state.stats}
-        db.session.execute(_STATE_SAVE, {"session": self.session_id, **values})
+        figures = db.session.execute(_STATE_SAVE, {"session": self.session_id, **values}).one()
         refresh_loaded(RefinementSession, self.session_id, values)
+        return Retention(*figures)
 
     def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
         """Run one tool call. Never raises for model input; returns a JSON-able result."""
@@ -150,8 +153,8 @@ class RefinementToolbox:
         result = handler(session, args)
         if name in MUTATING:
             session.ops_count += 1
-        self._save(session, read)
-        if name in MUTATING and name not in RETENTION_NEUTRAL and self._breaker_tripped(session):
+        figures = self._save(session, read)
+        if name in MUTATING and name not in RETENTION_NEUTRAL and self._breaker_tripped(session, figures):
             return self._terminate()
         return {"ok": True, **result}
 
@@ -275,13 +278,21 @@ class RefinementToolbox:
 
     # ----- the guards -----
 
-    def _breaker_tripped(self, session: RefinementSession | SessionState) -> bool:
-        # One primary-key read: the threshold and the totals the database triggers maintain (O(1)).
-        threshold, tokens, count = db.session.execute(
-            select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
-                Agent.id == session.agent_id
+    def _breaker_tripped(
+        self, session: RefinementSession | SessionState, figures: Retention | None = None
+    ) -> bool:
+        """Whether the session's retention fell below the agent's threshold (invariant 5). `figures`,
+        when the caller has them from this transaction, are the agent's current ones (`_save`);
+        otherwise one primary-key read of the totals the database triggers maintain (O(1))."""
+        if figures is None:
+            figures = Retention(
+                *db.session.execute(
+                    select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
+                        Agent.id == session.agent_id
+                    )
+                ).one()
             )
-        ).one()
+        threshold, tokens, count = figures
         start_tokens, start_count = session.tokens_before or 0, session.count_before or 0
         return (start_tokens > 0 and tokens < threshold * start_tokens) or (
             start_count > 0 and count < threshold * start_count
@@ -326,7 +337,34 @@ _STATE_LOCK = (
     .where(_SESSIONS.c.id == bindparam("id"))
     .with_for_update()
 )
-_STATE_SAVE = update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session"))
+_AGENTS = Agent.__table__
+
+
+def _of_agent(column: str) -> Any:
+    """A column of the session's agent, as a scalar subquery correlated to the session row."""
+    return (
+        select(_AGENTS.c[column])
+        .where(_AGENTS.c.id == _SESSIONS.c.agent_id)
+        .scalar_subquery()
+        .correlate(_SESSIONS)
+    )
+
+
+# The session's counters written, and the agent's retention figures read back in the same statement:
+# the agent row's totals already include this call's changes (the triggers ran in this transaction).
+_STATE_SAVE = (
+    update(_SESSIONS)
+    .where(_SESSIONS.c.id == bindparam("session"))
+    .returning(_of_agent("min_retention"), _of_agent("core_tokens"), _of_agent("core_count"))
+)
+
+
+class Retention(NamedTuple):
+    """An agent's breaker threshold and its current core totals (maintained by database triggers)."""
+
+    threshold: float
+    core_tokens: int
+    core_count: int
 
 
 def ledger_entry(memory: AgentMemory) -> dict[str, Any]:
