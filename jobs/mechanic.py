@@ -65,7 +65,7 @@ def _decide(grant_id: int, consent: bool, reason: str, decided_by: str) -> Mecha
 
 
 def ask_mechanic_consent(grant_id: int) -> dict:
-    """RQ job on the `llm` queue: ask the agent whether an admin may read its memory, and record the answer.
+    """RQ job on the `interactive` queue: ask the agent whether an admin may read its memory, and record the answer.
 
     Safe to re-run: a grant no longer pending is left as it is. A model that fails to answer counts as
     a refusal (recorded), and the job still raises so RQ records the failure.
@@ -112,8 +112,11 @@ def ask_mechanic_consent(grant_id: int) -> dict:
 
 
 def enqueue_consent(grant_id: int) -> str:
-    """Queue the consent question on the `llm` queue and note the job on the grant."""
-    job = get_rq().enqueue(ask_mechanic_consent, grant_id, queue="llm", job_id=f"mechanic-consent-{grant_id}")
+    """Queue the consent question and note the job on the grant. An admin is waiting on the grant's
+    page for the answer, so it goes on `interactive`, ahead of any burst of scheduled model work."""
+    job = get_rq().enqueue(
+        ask_mechanic_consent, grant_id, queue="interactive", job_id=f"mechanic-consent-{grant_id}"
+    )
     with atomic():
         db.session.get_one(MechanicGrant, grant_id).job_id = job.id
     return job.id

@@ -169,10 +169,10 @@ def test_a_request_queues_the_consent_question_and_the_status_polls_until_answer
     assert asked.status_code == 303
     grant = db.session.scalar(sa.select(MechanicGrant))
     assert grant.status == "pending" and grant.memory_ids == sorted(m.id for m in agent.memory_list[:2])
-    assert grant.job_id in app.extensions["rq"].queue("llm").job_ids
+    assert grant.job_id in app.extensions["rq"].queue("interactive").job_ids  # an admin is waiting
     pending = web.get(f"/mechanic/grants/{grant.id}/status", headers={"HX-Request": "true"}).text
     assert 'id="grant-status"' in pending and 'hx-trigger="load delay:1s"' in pending
-    SimpleWorker([app.extensions["rq"].queue("llm")], connection=redis_conn).work(burst=True)
+    SimpleWorker([app.extensions["rq"].queue("interactive")], connection=redis_conn).work(burst=True)
     db.session.expire_all()
     active = web.get(f"/mechanic/grants/{grant.id}/status", headers={"HX-Request": "true"}).text
     assert "hx-trigger" not in active and "Open the mechanic" in active and "data-countdown" in active

@@ -71,3 +71,26 @@ def test_an_admin_asking_for_a_session_a_scan_queued_moves_it_to_the_front(
     db.session.expire_all()
     assert db.session.get(RefinementSession, scanned.id).status != "queued"
     assert len(rq.queue("llm")) == 3
+
+
+def test_the_mechanics_consent_question_is_not_stuck_behind_scheduled_model_work(
+    app, make_agent, make_memory, redis_conn
+):
+    """The admin who asked for a grant waits on its page for the agent's answer: the consent question
+    goes on `interactive`, so a worker takes it before a burst the scans queued on `llm`."""
+    from jobs.mechanic import enqueue_consent
+    from models import create_admin
+    from models.admins.mechanic import request_grant
+
+    for agent in _agents_with_memories(make_agent, make_memory, 5):
+        enqueue_refinement(agent.id, "over_budget", "system:over-budget", force=False)
+    target = make_agent(mechanic_preconsent=True)
+    admin = create_admin("mechanic@example.com", "a long enough password")
+    grant = request_grant(target.id, admin.id, "Checking a reported mix-up in a date", "all", [], 5)
+    job_id = enqueue_consent(grant.id)
+    rq = app.extensions["rq"]
+    assert rq.queue("interactive").job_ids == [job_id] and len(rq.queue("llm")) == 5
+
+    SimpleWorker(rq.queues, connection=redis_conn).work(burst=True, max_jobs=1)
+    assert Job.fetch(job_id, connection=redis_conn).get_status() == "finished"
+    assert len(rq.queue("llm")) == 5  # the burst still waits; the admin's answer did not
