@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy import ColumnElement, func, literal, null, select, union_all
 
 from models.admins.mechanic import MechanicGrant
 from models.agents.agent import Agent
@@ -92,31 +93,60 @@ class MemoryStats:
 
 
 def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
-    """One grouped query over the given agents' rows (the agent/type index serves it)."""
+    """The figures of these agents in one statement that never reads a memory row (the heap), only
+    indexes and the agents' own rows, so its cost follows the page, not where the memories lie:
+
+    - counts by type, active and soft-deleted: the (agent_id, memory_type, deleted_at, created_at)
+      index holds every column they need (an index-only scan);
+    - constitutional (locked) active memories: the partial index of migration 0014;
+    - active core tokens and count: the totals the database triggers maintain on `agents`
+      (migration 0005), the same figures the dashboard sorts by.
+
+    Reading the rows instead cost one heap page per memory (an agent's memories arrive interleaved
+    with everyone else's): 5,000 pages for a dashboard page of 50 agents, 20-36 ms when they were not
+    in shared buffers (docs/console.md, "Performance").
+    """
     stats = {agent_id: MemoryStats() for agent_id in agent_ids}
     if not agent_ids:
         return stats
+    ids = list(agent_ids)
     active = AgentMemory.deleted_at.is_(None)
-    rows = db.session.execute(
+    by_type = (
         select(
-            AgentMemory.agent_id,
-            AgentMemory.memory_type,
-            func.count().filter(active).label("active"),
-            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("deleted"),
-            func.coalesce(func.sum(case((active, AgentMemory.token_estimate), else_=0)), 0).label("tokens"),
-            func.count().filter(active & AgentMemory.constitutional.is_(True)).label("constitutional"),
+            literal("type").label("kind"),
+            AgentMemory.agent_id.label("agent_id"),
+            AgentMemory.memory_type.label("memory_type"),
+            func.count().filter(active).label("n"),
+            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("m"),
         )
-        .where(AgentMemory.agent_id.in_(list(agent_ids)))
+        .where(AgentMemory.agent_id.in_(ids))
         .group_by(AgentMemory.agent_id, AgentMemory.memory_type)
-    ).all()
-    for row in rows:
-        entry = stats[row.agent_id]
-        if row.active:
-            entry.by_type[row.memory_type] = int(row.active)
-        entry.deleted += int(row.deleted)
-        entry.constitutional += int(row.constitutional)
-        if row.memory_type == "core":
-            entry.core_tokens, entry.core_count = int(row.tokens), int(row.active)
+    )
+    locked = (
+        select(
+            literal("locked"),
+            AgentMemory.agent_id,
+            null(),
+            func.count(),
+            literal(0),
+        )
+        .where(AgentMemory.agent_id.in_(ids), AgentMemory.constitutional, active)  # the partial index's terms
+        .group_by(AgentMemory.agent_id)
+    )
+    core = select(literal("core"), Agent.id, null(), Agent.core_count, Agent.core_tokens).where(
+        Agent.id.in_(ids)
+    )
+    rows: Sequence[Any] = db.session.execute(union_all(by_type, locked, core)).all()
+    for kind, agent_id, memory_type, n, m in rows:
+        entry = stats[agent_id]
+        if kind == "type":
+            if n:
+                entry.by_type[memory_type] = int(n)
+            entry.deleted += int(m)
+        elif kind == "locked":
+            entry.constitutional = int(n)
+        else:
+            entry.core_count, entry.core_tokens = int(n), int(m)
     for entry in stats.values():
         entry.by_type = {t: entry.by_type[t] for t in MEMORY_TYPES if t in entry.by_type}
     return stats

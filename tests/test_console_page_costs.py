@@ -1,0 +1,109 @@
+"""What keeps the console's pages within 100 ms at 10,000 agents / 1,000,000 memories (docs/console.md,
+"Performance"), checked where a regression shows without a large data set: the dashboard's statements
+do not grow with the agents; its memory figures come from indexes and maintained totals and still
+match the rows; the held-back flag survives the pre-filter that spares the query."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import sqlalchemy as sa
+
+from console.agents.overview import agent_rows
+from jobs.refinement import run_refinement
+from models import AgentMemory, db
+from models.changes.mutations import create_memory, soft_delete_memories
+from models.readmodels.dashboard import memory_stats
+from tests.browser.support import make_admin, signed_in
+
+
+@pytest.fixture
+def web(app, redis_conn):
+    make_admin()
+    return signed_in(app)
+
+
+def _selects(web, url: str) -> list[str]:
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("SELECT"):
+            statements.append(statement)
+
+    sa.event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        assert web.get(url).status_code == 200
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", record)
+    return statements
+
+
+def _agents_with_memories(make_agent, count: int, start: int = 0) -> list:
+    agents = []
+    for i in range(start, start + count):
+        agent = make_agent(f"cost-{i:03d}", core_token_budget=10 if i % 3 == 0 else 5000)
+        create_memory(agent.id, f"fact {i}: " + "x" * (40 + i), actor="admin:test", constitutional=i % 4 == 0)
+        create_memory(agent.id, f"note {i}", actor="admin:test", memory_type="journal")
+        agents.append(agent)
+    db.session.commit()
+    return agents
+
+
+DASHBOARD_VIEWS = ("/", "/?sort=usage&dir=desc", "/?sort=overage&dir=desc&over=1", "/?q=cost-0", "/?never=1")
+
+
+def test_dashboard_statements_do_not_grow_with_the_agents(web, make_agent):
+    """One page of agents costs a fixed handful of statements (grouped over the page's ids), whether
+    the console holds three agents or more than a page of them: no statement per agent."""
+    _agents_with_memories(make_agent, 3)
+    few = {url: len(_selects(web, url)) for url in DASHBOARD_VIEWS}
+    _agents_with_memories(make_agent, 60, start=3)
+    many = {url: len(_selects(web, url)) for url in DASHBOARD_VIEWS}
+    assert many == few
+    assert max(many.values()) <= 9  # sign-in, count, page, figures, sessions, versions, marks, grants
+
+
+def test_memory_figures_read_from_indexes_match_the_rows(app, make_agent):
+    agents = _agents_with_memories(make_agent, 4)
+    first = agents[0]
+    extra = [create_memory(first.id, f"core {i} " + "y" * 30, actor="admin:test") for i in range(3)]
+    create_memory(first.id, "an episode", actor="admin:test", memory_type="episodic")
+    soft_delete_memories(first.id, [extra[0].id, extra[1].id], actor="admin:test")
+    db.session.commit()
+    stats = memory_stats([a.id for a in agents] + [10**6])  # an id with no agent: zeros
+    for agent in agents:
+        rows = db.session.scalars(sa.select(AgentMemory).where(AgentMemory.agent_id == agent.id)).all()
+        active = [m for m in rows if m.deleted_at is None]
+        core = [m for m in active if m.memory_type == "core"]
+        figures = stats[agent.id]
+        assert figures.by_type == dict(Counter(m.memory_type for m in active)) and figures.active == len(
+            active
+        )
+        assert list(figures.by_type) == [t for t in ("core", "journal", "episodic") if t in figures.by_type]
+        assert (figures.core_tokens, figures.core_count) == (sum(m.token_estimate for m in core), len(core))
+        assert figures.constitutional == sum(m.constitutional for m in active)
+        assert figures.deleted == len(rows) - len(active)
+    assert stats[first.id].deleted == 2 and stats[first.id].constitutional == 1
+    assert stats[10**6].active == 0 and stats[10**6].core_tokens == 0
+
+
+def test_a_held_agent_is_flagged_on_the_dashboard_and_a_busy_one_is_not(app, make_agent, redis_conn):
+    """`agent_rows` asks `held_agents` only about agents whose newest session finished idle."""
+    agents = {}
+    for name, variants in (("idle", False), ("busy", True)):
+        agent = make_agent(name, core_token_budget=100)
+        for i in range(12):
+            create_memory(agent.id, f"{name} fact {i}: review {i} is on day {i + 3}.", actor="admin:seed")
+        create_memory(agent.id, f"{name} fact 0: review 0 is on day 3.", actor="admin:seed")
+        if variants:
+            create_memory(agent.id, f"{name} FACT 1: review 1 is on day 4!", actor="admin:seed")
+        db.session.commit()
+        agents[name] = agent
+    assert run_refinement(agents["idle"].id, "over_budget", force=True)["ops"] == 0
+    assert run_refinement(agents["busy"].id, "over_budget", force=True)["ops"] == 1
+    db.session.commit()
+    rows = {
+        row.agent.name: row for row in agent_rows(list(agents.values()), user_id=1, build_histories=False)
+    }
+    assert rows["idle"].held and not rows["busy"].held
