@@ -1,20 +1,24 @@
 """What keeps the console's pages within 100 ms at 10,000 agents / 1,000,000 memories (docs/console.md,
 "Performance"), checked where a regression shows without a large data set: the dashboard's statements
 do not grow with the agents; its memory figures come from indexes and maintained totals and still
-match the rows; the held-back flag survives the pre-filter that spares the query."""
+match the rows; a page counted from the far end is the page counted from the front; the held-back
+flag survives the pre-filter that spares the query."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
 from console.agents.overview import agent_rows
 from jobs.refinement import run_refinement
-from models import AgentMemory, db
+from models import AgentMemory, db, utcnow
 from models.changes.mutations import create_memory, soft_delete_memories
-from models.readmodels.dashboard import memory_stats
+from models.readmodels.dashboard import DASHBOARD_SORTS, dashboard_agents, memory_stats
+from models.readmodels.memories_list import MEMORY_SORTS, memory_page
 from tests.browser.support import make_admin, signed_in
 
 
@@ -86,6 +90,57 @@ def test_memory_figures_read_from_indexes_match_the_rows(app, make_agent):
         assert figures.deleted == len(rows) - len(active)
     assert stats[first.id].deleted == 2 and stats[first.id].constitutional == 1
     assert stats[10**6].active == 0 and stats[10**6].core_tokens == 0
+
+
+def _all_pages(fetch, per_page: int) -> list[int]:
+    ids: list[int] = []
+    for page in itertools.count(1):
+        rows, total = fetch(page, per_page)
+        if not rows:
+            break
+        ids.extend(r.id for r in rows)
+    assert len(ids) == total and len(set(ids)) == total
+    return ids
+
+
+def test_dashboard_pages_counted_from_either_end_are_one_sort_of_every_agent(app, make_agent):
+    """Pages in the second half are read in the reversed order from the far end: put together, the
+    pages are exactly the one-page answer, for every sort, direction and filter (ties by id)."""
+    now = utcnow()
+    for i in range(23):
+        # budgets and sizes repeat, so usage, overage and last refinement all have ties
+        agent = make_agent(f"end-{(i * 7) % 23:02d}", core_token_budget=(100, 200, 0)[i % 3])
+        agent.last_refinement_at = None if i % 4 == 0 else now - timedelta(days=i % 5)
+        create_memory(agent.id, "z" * (40 * (i % 4) + 4), actor="admin:test")
+    db.session.commit()
+    for sort, descending, filters in itertools.product(DASHBOARD_SORTS, (False, True), ((), ("over",))):
+
+        def fetch(page, per_page, sort=sort, descending=descending, filters=filters):
+            return dashboard_agents(None, page, per_page, sort=sort, descending=descending, filters=filters)
+
+        whole, total = fetch(1, 100)
+        assert total == len(whole) and total >= 5
+        assert _all_pages(fetch, 5) == _all_pages(fetch, 4) == [a.id for a in whole], (sort, descending)
+    names = [a.name for a in dashboard_agents(None, 1, 100, sort="name", descending=True)[0]]
+    assert names == sorted(names, reverse=True)
+    usage = [
+        a.core_tokens / max(a.core_token_budget, 1) for a in dashboard_agents(None, 1, 100, sort="usage")[0]
+    ]
+    assert usage == sorted(usage)
+
+
+def test_memory_pages_counted_from_either_end_are_one_sort(app, make_agent):
+    agent = make_agent()
+    for i in range(17):
+        create_memory(agent.id, f"memory {i} " + "w" * (8 * (i % 3)), actor="admin:test")
+    db.session.commit()
+    for sort, descending in itertools.product(MEMORY_SORTS, (False, True)):
+
+        def fetch(page, per_page, sort=sort, descending=descending):
+            return memory_page(agent.id, sort=sort, descending=descending, page=page, per_page=per_page)
+
+        whole, _ = fetch(1, 100)
+        assert _all_pages(fetch, 3) == [m.id for m in whole], (sort, descending)
 
 
 def test_a_held_agent_is_flagged_on_the_dashboard_and_a_busy_one_is_not(app, make_agent, redis_conn):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, literal, null, select, union_all
+from sqlalchemy import ColumnElement, Float, cast, func, literal, null, select, union_all
 
 from models.admins.mechanic import MechanicGrant
 from models.agents.agent import Agent
@@ -48,7 +48,8 @@ def dashboard_agents(
 
     Sorts: name, usage (core tokens / budget), overage (core tokens - budget), last_refined (never
     refined sorts as oldest). Filters: over (over budget), never (never refined), grant (a live
-    Mechanic's grant of `user_id`'s on the agent). Ties break by id, so pages are stable.
+    Mechanic's grant of `user_id`'s on the agent). Ties break by id (names have none: they are
+    unique), so pages are stable.
     """
     criteria: list[ColumnElement[bool]] = []
     condition = agent_search(query)
@@ -68,12 +69,17 @@ def dashboard_agents(
     greatest = func.greatest if db.engine.dialect.name == "postgresql" else func.max
     keys: dict[str, OrderKey] = {
         "name": Agent.name,
-        "usage": Agent.core_tokens * 1.0 / greatest(Agent.core_token_budget, 1),
+        # a plain float division: SQLAlchemy's `/` would cast the divisor to NUMERIC, row by row
+        "usage": cast(Agent.core_tokens, Float).op("/", return_type=Float)(
+            greatest(Agent.core_token_budget, 1)
+        ),
         "overage": Agent.core_tokens - Agent.core_token_budget,
         "last_refined": func.coalesce(Agent.last_refinement_at, datetime(1970, 1, 1)),
     }
     key = keys.get(sort, Agent.name)
-    order = [key.desc() if descending else key.asc(), Agent.id.desc() if descending else Agent.id.asc()]
+    order = [key.desc() if descending else key.asc()]
+    if key is not Agent.name:  # names are unique: the name index alone gives a total order
+        order.append(Agent.id.desc() if descending else Agent.id.asc())
     return page_of(Agent, criteria, order, page, per_page)
 
 
