@@ -1,12 +1,14 @@
 """What keeps the console's pages within 100 ms at 10,000 agents / 1,000,000 memories (docs/console.md,
 "Performance"), checked where a regression shows without a large data set: the dashboard's statements
 do not grow with the agents; its memory figures come from indexes and maintained totals and still
-match the rows; a page counted from the far end is the page counted from the front; the held-back
-flag survives the pre-filter that spares the query."""
+match the rows; a page counted from the far end is the page counted from the front; the timeline's
+window walk picks the operations that grouping every record picks; the held-back flag survives the
+pre-filter that spares the query."""
 
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections import Counter
 from datetime import timedelta
 
@@ -15,10 +17,12 @@ import sqlalchemy as sa
 
 from console.agents.overview import agent_rows
 from jobs.refinement import run_refinement
-from models import AgentMemory, db, utcnow
+from models import AgentMemory, AuditLog, db, utcnow
 from models.changes.mutations import create_memory, soft_delete_memories
+from models.readmodels import timeline as timeline_module
 from models.readmodels.dashboard import DASHBOARD_SORTS, dashboard_agents, memory_stats
 from models.readmodels.memories_list import MEMORY_SORTS, memory_page
+from models.readmodels.timeline import TimelineFilters, timeline
 from tests.browser.support import make_admin, signed_in
 
 
@@ -141,6 +145,60 @@ def test_memory_pages_counted_from_either_end_are_one_sort(app, make_agent):
 
         whole, _ = fetch(1, 100)
         assert _all_pages(fetch, 3) == [m.id for m in whole], (sort, descending)
+
+
+def _interleaved_history(agent_id: int) -> None:
+    """Operations whose records interleave, so some straddle any page boundary, two actions."""
+    ops = [str(uuid.uuid4()) for _ in range(9)]
+    pattern = [0, 1, 0, 2, 3, 1, 4, 5, 5, 5, 6, 2, 7, 8, 3, 8, 6, 0]
+    at = utcnow() - timedelta(hours=1)
+    for n, op in enumerate(pattern):
+        db.session.add(
+            AuditLog(
+                agent_id=agent_id,
+                memory_id=None,
+                op_id=ops[op],
+                actor="agent" if op % 2 else "admin:1",
+                action="update" if n % 3 else "link",
+                data={},
+                created_at=at + timedelta(seconds=n),
+            )
+        )
+    db.session.commit()
+
+
+def _walk(per_page: int, **kwargs) -> list[tuple[list[str], int | None]]:
+    pages, before = [], None
+    while True:
+        page = timeline(per_page=per_page, before=before, **kwargs)
+        pages.append(([op.op_id for op in page.ops], page.next_before))
+        if page.next_before is None:
+            return pages
+        before = page.next_before
+
+
+@pytest.mark.parametrize("window", [1, 3, 5, 400])
+def test_the_timeline_window_picks_what_grouping_every_record_picks(app, make_agent, monkeypatch, window):
+    agent = make_agent()
+    _interleaved_history(agent.id)
+    views = [
+        {"agent_id": agent.id},
+        {"agent_id": agent.id, "filters": TimelineFilters(action="update")},
+        {"agent_id": agent.id, "filters": TimelineFilters(actor="admin")},
+    ]
+    expected = {}
+    with monkeypatch.context() as grouped_only:
+        grouped_only.setattr(timeline_module, "_newest_ops_in_window", lambda *args: None)
+        for n, view in enumerate(views):
+            for per_page in (1, 2, 4, 50):
+                expected[n, per_page] = _walk(per_page, **view)
+    monkeypatch.setattr(timeline_module, "TIMELINE_WINDOW", window)
+    for n, view in enumerate(views):
+        for per_page in (1, 2, 4, 50):
+            assert _walk(per_page, **view) == expected[n, per_page], (view, per_page)
+    # every operation appears once, on the page of its newest record
+    shown = [op for ops, _ in expected[0, 2] for op in ops]
+    assert len(shown) == len(set(shown)) == 9
 
 
 def test_a_held_agent_is_flagged_on_the_dashboard_and_a_busy_one_is_not(app, make_agent, redis_conn):
