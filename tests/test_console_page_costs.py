@@ -124,7 +124,7 @@ def test_dashboard_pages_counted_from_either_end_are_one_sort_of_every_agent(app
 
         whole, total = fetch(1, 100)
         assert total == len(whole) and total >= 5
-        assert _all_pages(fetch, 5) == _all_pages(fetch, 4) == [a.id for a in whole], (sort, descending)
+        assert _all_pages(fetch, 2) == _all_pages(fetch, 5) == [a.id for a in whole], (sort, descending)
     names = [a.name for a in dashboard_agents(None, 1, 100, sort="name", descending=True)[0]]
     assert names == sorted(names, reverse=True)
     usage = [
