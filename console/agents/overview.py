@@ -10,7 +10,7 @@ from models.readmodels.dashboard import MemoryStats, memory_stats
 from models.readmodels.grants import active_grants_by_agent
 from models.readmodels.sessions import latest_sessions
 from models.readmodels.token_history import TokenSeries, session_marks, token_series
-from models.refinement.due import held_agents
+from models.refinement.due import IDLE_STATUSES, held_agents
 
 from .history_cache import cached_histories
 from .planning import NextRun, next_refinement, recurring_next_runs
@@ -61,7 +61,13 @@ def agent_rows(
     marks = session_marks(ids)
     grants = active_grants_by_agent(user_id, ids)
     runs = recurring_next_runs()
-    held = held_agents([a.id for a in agents if stats[a.id].core_tokens > a.core_token_budget])
+    held = held_agents(
+        [
+            a.id
+            for a in agents
+            if stats[a.id].core_tokens > a.core_token_budget and _may_be_held(last.get(a.id))
+        ]
+    )
     return [
         AgentRow(
             agent=a,
@@ -80,6 +86,19 @@ def agent_rows(
         )
         for a in agents
     ]
+
+
+def _may_be_held(newest: RefinementSession | None) -> bool:
+    """Whether the over-budget scan could be holding this agent back, judged from its newest session
+    (the page has it already): `held_agents` holds only agents whose newest session finished idle
+    (models/refinement/due.py, `idle_since_last_session`). Only those are asked, so a page whose
+    over-budget agents all did work in their last session asks nothing; the rule stays in due.py."""
+    return (
+        newest is not None
+        and newest.status in IDLE_STATUSES
+        and newest.ops_count == 0
+        and newest.finished_at is not None
+    )
 
 
 def sparkline_series(agents: list[Agent], now: datetime | None = None) -> dict[int, TokenSeries]:

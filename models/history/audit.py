@@ -45,6 +45,8 @@ class AuditLog(Model):
     __tablename__ = "audit_logs"
     __table_args__ = (
         Index("ix_audit_logs_agent_created", "agent_id", "created_at"),
+        # The timeline's walk of an agent's newest records (migration 0015).
+        Index("ix_audit_logs_agent_id", "agent_id", "id"),
         Index("ix_audit_logs_memory", "memory_id", "id"),
         Index("ix_audit_logs_session", "session_id"),
         Index("ix_audit_logs_op", "op_id"),

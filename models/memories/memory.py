@@ -106,6 +106,13 @@ class AgentMemory(Model):
             sqlite_where=text("memory_type = 'core' AND deleted_at IS NULL"),
         ),
         Index("ix_agent_memories_purge_at", "purge_at"),
+        # The console's locked (constitutional) count per agent, read without the rows (migration 0014).
+        Index(
+            "ix_agent_memories_locked_active",
+            "agent_id",
+            postgresql_where=text("constitutional AND deleted_at IS NULL"),
+            sqlite_where=text("constitutional = 1 AND deleted_at IS NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

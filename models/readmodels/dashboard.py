@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy import ColumnElement, Float, cast, func, literal, null, select, union_all
 
 from models.admins.mechanic import MechanicGrant
 from models.agents.agent import Agent
@@ -47,7 +48,8 @@ def dashboard_agents(
 
     Sorts: name, usage (core tokens / budget), overage (core tokens - budget), last_refined (never
     refined sorts as oldest). Filters: over (over budget), never (never refined), grant (a live
-    Mechanic's grant of `user_id`'s on the agent). Ties break by id, so pages are stable.
+    Mechanic's grant of `user_id`'s on the agent). Ties break by id (names have none: they are
+    unique), so pages are stable.
     """
     criteria: list[ColumnElement[bool]] = []
     condition = agent_search(query)
@@ -67,12 +69,17 @@ def dashboard_agents(
     greatest = func.greatest if db.engine.dialect.name == "postgresql" else func.max
     keys: dict[str, OrderKey] = {
         "name": Agent.name,
-        "usage": Agent.core_tokens * 1.0 / greatest(Agent.core_token_budget, 1),
+        # a plain float division: SQLAlchemy's `/` would cast the divisor to NUMERIC, row by row
+        "usage": cast(Agent.core_tokens, Float).op("/", return_type=Float)(
+            greatest(Agent.core_token_budget, 1)
+        ),
         "overage": Agent.core_tokens - Agent.core_token_budget,
         "last_refined": func.coalesce(Agent.last_refinement_at, datetime(1970, 1, 1)),
     }
     key = keys.get(sort, Agent.name)
-    order = [key.desc() if descending else key.asc(), Agent.id.desc() if descending else Agent.id.asc()]
+    order = [key.desc() if descending else key.asc()]
+    if key is not Agent.name:  # names are unique: the name index alone gives a total order
+        order.append(Agent.id.desc() if descending else Agent.id.asc())
     return page_of(Agent, criteria, order, page, per_page)
 
 
@@ -92,31 +99,60 @@ class MemoryStats:
 
 
 def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
-    """One grouped query over the given agents' rows (the agent/type index serves it)."""
+    """The figures of these agents in one statement that never reads a memory row (the heap), only
+    indexes and the agents' own rows, so its cost follows the page, not where the memories lie:
+
+    - counts by type, active and soft-deleted: the (agent_id, memory_type, deleted_at, created_at)
+      index holds every column they need (an index-only scan);
+    - constitutional (locked) active memories: the partial index of migration 0014;
+    - active core tokens and count: the totals the database triggers maintain on `agents`
+      (migration 0005), the same figures the dashboard sorts by.
+
+    Reading the rows instead cost one heap page per memory (an agent's memories arrive interleaved
+    with everyone else's): 5,000 pages for a dashboard page of 50 agents, 20-36 ms when they were not
+    in shared buffers (docs/console.md, "Performance").
+    """
     stats = {agent_id: MemoryStats() for agent_id in agent_ids}
     if not agent_ids:
         return stats
+    ids = list(agent_ids)
     active = AgentMemory.deleted_at.is_(None)
-    rows = db.session.execute(
+    by_type = (
         select(
-            AgentMemory.agent_id,
-            AgentMemory.memory_type,
-            func.count().filter(active).label("active"),
-            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("deleted"),
-            func.coalesce(func.sum(case((active, AgentMemory.token_estimate), else_=0)), 0).label("tokens"),
-            func.count().filter(active & AgentMemory.constitutional.is_(True)).label("constitutional"),
+            literal("type").label("kind"),
+            AgentMemory.agent_id.label("agent_id"),
+            AgentMemory.memory_type.label("memory_type"),
+            func.count().filter(active).label("n"),
+            func.count().filter(AgentMemory.deleted_at.is_not(None)).label("m"),
         )
-        .where(AgentMemory.agent_id.in_(list(agent_ids)))
+        .where(AgentMemory.agent_id.in_(ids))
         .group_by(AgentMemory.agent_id, AgentMemory.memory_type)
-    ).all()
-    for row in rows:
-        entry = stats[row.agent_id]
-        if row.active:
-            entry.by_type[row.memory_type] = int(row.active)
-        entry.deleted += int(row.deleted)
-        entry.constitutional += int(row.constitutional)
-        if row.memory_type == "core":
-            entry.core_tokens, entry.core_count = int(row.tokens), int(row.active)
+    )
+    locked = (
+        select(
+            literal("locked"),
+            AgentMemory.agent_id,
+            null(),
+            func.count(),
+            literal(0),
+        )
+        .where(AgentMemory.agent_id.in_(ids), AgentMemory.constitutional, active)  # the partial index's terms
+        .group_by(AgentMemory.agent_id)
+    )
+    core = select(literal("core"), Agent.id, null(), Agent.core_count, Agent.core_tokens).where(
+        Agent.id.in_(ids)
+    )
+    rows: Sequence[Any] = db.session.execute(union_all(by_type, locked, core)).all()
+    for kind, agent_id, memory_type, n, m in rows:
+        entry = stats[agent_id]
+        if kind == "type":
+            if n:
+                entry.by_type[memory_type] = int(n)
+            entry.deleted += int(m)
+        elif kind == "locked":
+            entry.constitutional = int(n)
+        else:
+            entry.core_count, entry.core_tokens = int(n), int(m)
     for entry in stats.values():
         entry.by_type = {t: entry.by_type[t] for t in MEMORY_TYPES if t in entry.by_type}
     return stats

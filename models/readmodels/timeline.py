@@ -179,7 +179,8 @@ def timeline(
     per_page: int = 50,
     filters: TimelineFilters | None = None,
 ) -> TimelinePage:
-    """Operations newest first, paged by operation (never split across pages), keyset on max(id)."""
+    """Operations newest first, paged by operation (never split across pages), keyset on max(id):
+    a page holds the operations whose newest matching record is below `before`, newest first."""
     criteria: list[ColumnElement[bool]] = []
     if agent_id is not None:
         criteria.append(AuditLog.agent_id == agent_id)
@@ -191,19 +192,68 @@ def timeline(
         raise ValueError("a timeline needs an agent, a session or a memory")
     if filters is not None:
         criteria.extend(filters.criteria())
-    last_id = func.max(AuditLog.id)
-    ops_stmt = select(AuditLog.op_id, last_id.label("last_id")).where(*criteria).group_by(AuditLog.op_id)
-    if before is not None:
-        ops_stmt = ops_stmt.having(last_id < before)
-    picked = db.session.execute(ops_stmt.order_by(last_id.desc()).limit(per_page + 1)).all()
+    picked: list[tuple[str, int]] | None = None
+    if agent_id is not None or memory_id is not None:  # (agent_id, id) and (memory_id, id) walk newest first
+        picked = _newest_ops_in_window(criteria, before, per_page + 1)
+    if picked is None:
+        picked = _newest_ops_grouped(criteria, before, per_page + 1)
     more = len(picked) > per_page
     picked = picked[:per_page]
-    op_ids = [row.op_id for row in picked]
+    op_ids = [op_id for op_id, _ in picked]
     if not op_ids:
         return TimelinePage(ops=[], next_before=None)
     grouped = records_by_op(op_ids)
     ops = [TimelineOp(op_id=op_id, records=grouped[op_id]) for op_id in op_ids if grouped.get(op_id)]
-    return TimelinePage(ops=ops, next_before=picked[-1].last_id if more else None)
+    return TimelinePage(ops=ops, next_before=picked[-1][1] if more else None)
+
+
+# Records read backwards before giving up on the window and grouping (a timeline filtered to a rare
+# action or actor, or a page of very large operations).
+TIMELINE_WINDOW = 400
+
+
+def _newest_ops_in_window(
+    criteria: list[ColumnElement[bool]], before: int | None, wanted: int
+) -> list[tuple[str, int]] | None:
+    """The `wanted` operations with the newest matching records below `before`, as (op_id, newest
+    matching record id), newest first, read from the newest TIMELINE_WINDOW matching records alone
+    (an index walk backwards, however long the history); None when the window does not settle it.
+
+    Reading records newest first, an operation's first record seen is its newest below `before`;
+    one that also has a matching record at or above `before` belongs to an earlier page and is
+    dropped. Every operation not in the window is older than all of those in it, so once the
+    window yields `wanted` operations they are exactly the ones grouping every record would pick.
+    """
+    stmt = select(AuditLog.op_id, AuditLog.id).where(*criteria)
+    if before is not None:
+        stmt = stmt.where(AuditLog.id < before)
+    window = db.session.execute(stmt.order_by(AuditLog.id.desc()).limit(TIMELINE_WINDOW)).all()
+    newest: dict[str, int] = {}
+    for op_id, record_id in window:
+        newest.setdefault(op_id, record_id)
+    if before is not None and newest:
+        earlier = db.session.scalars(
+            select(AuditLog.op_id)
+            .where(AuditLog.op_id.in_(list(newest)), AuditLog.id >= before, *criteria)
+            .distinct()
+        ).all()
+        for op_id in earlier:
+            del newest[op_id]
+    if len(newest) < wanted and len(window) == TIMELINE_WINDOW:
+        return None  # older records may hold operations this page needs
+    return list(newest.items())[:wanted]
+
+
+def _newest_ops_grouped(
+    criteria: list[ColumnElement[bool]], before: int | None, wanted: int
+) -> list[tuple[str, int]]:
+    """The same answer as `_newest_ops_in_window`, by grouping every matching record by operation."""
+    last_id = func.max(AuditLog.id)
+    stmt = select(AuditLog.op_id, last_id).where(*criteria).group_by(AuditLog.op_id)
+    if before is not None:
+        stmt = stmt.having(last_id < before)
+    rows = db.session.execute(stmt.order_by(last_id.desc()).limit(wanted)).all()
+    return [(op_id, record_id) for op_id, record_id in rows]
 
 
 def undoers(ops: Sequence[TimelineOp]) -> dict[str, str]:
