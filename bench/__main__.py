@@ -79,6 +79,19 @@ def run_parts(parts: list[str], quick: bool) -> None:
     if "peers" in parts:  # needs the bench-peers extra
         _run("peers", [PYTHON, "-m", "bench.peers", "--json", str(RESULTS / "peers.json"),
                        "--section", str(RESULTS / "peers.section.md")], 3600)  # fmt: skip
+    if "workers" in parts:  # real RQ worker processes: about 40 minutes at the counts
+        _run("workers", [PYTHON, "-m", "bench.workers", *q, "--json", str(RESULTS / "workers.json"),
+                         "--section", str(RESULTS / "workers.section.md")], 5400)  # fmt: skip
+    if "scale" in parts:  # the history at two sizes; the larger takes about 45 GB of disk
+        sizes = [("1M", "10000", "1000000", "10000000"), ("3M", "30000", "3000000", "30000000")]
+        if quick:
+            sizes = [("quick", "1000", "100000", "1000000")]
+        for label, agents, memories, audit in sizes:
+            _run(f"scale {label}", [PYTHON, "-m", "bench.scale", "--label", label, "--agents", agents,
+                 "--memories", memories, "--audit", audit], 7200)  # fmt: skip
+        _run(
+            "scale section", [PYTHON, "-m", "bench.scale", "--section", str(RESULTS / "scale.section.md")], 60
+        )
     if "console" in parts:
         size = ["--agents", "1000", "--memories", "100000"] if quick else []
         _run("console", [PYTHON, "bench/console_pages.py", *size, "--runs", "10" if quick else "20",
@@ -339,7 +352,7 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="core,extras,ledger,checkpointers,api,quality,nl,console",
-        help="comma-separated subset (also: peers, with the bench-peers extra)",
+        help="comma-separated subset (also, not run by default: peers, with the bench-peers extra; workers; scale)",
     )
     parser.add_argument(
         "--render", action="store_true", help="only rewrite docs/benchmarks.md from bench/results"

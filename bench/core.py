@@ -165,7 +165,7 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
     return rows
 
 
-def bench_rollbacks(app, runs: int) -> list[tuple[str, str, float, float]]:
+def bench_rollbacks(app, runs: int) -> list[dict]:
     from models import RefinementSession, db, utcnow
     from models.agents.agent import core_totals
     from models.changes.mutations import create_memory, update_memory

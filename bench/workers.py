@@ -120,7 +120,8 @@ def _seed(app, agents: int, model: str | None) -> list[int]:
 
 
 def _enqueue(app, agent_ids: list[int]) -> int:
-    """A session per agent (as the scans queue them), plus a second bare job for one agent in ten."""
+    """A session per agent (as the scans queue them), plus a second bare job for one agent in ten, queued
+    right behind its session so that, with two workers or more, the two are taken at the same moment."""
     from infra.queues import get_rq
     from jobs.refinement import run_refinement
     from jobs.triggers import enqueue_refinement
@@ -128,11 +129,11 @@ def _enqueue(app, agent_ids: list[int]) -> int:
 
     with app.app_context():
         get_rq().connection.flushdb()
+        extra = agent_ids[::10]
         for agent_id in agent_ids:
             enqueue_refinement(agent_id, "bench", "system:bench", force=True)
-        extra = agent_ids[::10]
-        for agent_id in extra:
-            get_rq().enqueue(run_refinement, agent_id, "bench", None, True, queue="llm")
+            if agent_id in extra:
+                get_rq().enqueue(run_refinement, agent_id, "bench", None, True, queue="llm")
         db.engine.dispose()
     return len(agent_ids) + len(extra)
 
@@ -191,12 +192,13 @@ def _drain(url: str, workers: int, env: dict[str, str]) -> tuple[float, float]:
     return started, time.time()
 
 
-def _job_waits(app, started: float) -> list[float]:
+def _job_waits(app, started: float) -> tuple[list[float], dict[str, int]]:
+    """Each finished job's time in queue, and how many jobs the single-flight lock turned away."""
     from rq.registry import FinishedJobRegistry
 
     from infra.queues import get_rq
 
-    waits = []
+    waits, turned_away = [], 0
     with app.app_context():
         rq = get_rq()
         registry = FinishedJobRegistry("llm", connection=rq.connection)
@@ -206,7 +208,9 @@ def _job_waits(app, started: float) -> list[float]:
             if job is not None and job.started_at is not None:
                 begun = job.started_at.replace(tzinfo=UTC).timestamp()
                 waits.append(max(0.0, begun - started))
-    return waits
+            result = job.return_value() if job is not None else None
+            turned_away += isinstance(result, dict) and result.get("status") == "busy"
+    return waits, {"jobs turned away (busy)": turned_away}
 
 
 def _outcomes(url: str) -> dict[str, int]:
@@ -244,8 +248,8 @@ def run_round(kind: str, sessions: int, workers: int, latency: float) -> dict:
         watcher.join()
         if server is not None:
             server.shutdown()
-    waits = _job_waits(app, started)
-    outcomes = _outcomes(url)
+    waits, refused = _job_waits(app, started)
+    outcomes = {**_outcomes(url), **refused}
     minutes = (finished - started) / 60
     row = {
         "kind": kind, "workers": workers, "sessions": sessions, "jobs": jobs, "seconds": round(finished - started, 1),
@@ -253,7 +257,7 @@ def run_round(kind: str, sessions: int, workers: int, latency: float) -> dict:
         "wait_p50_s": round(statistics.median(waits), 2) if waits else None,
         "wait_p95_s": round(percentile(waits, 0.95), 2) if waits else None,
         "outcomes": outcomes, "double_running_seen": watcher.violations, "watcher_polls": watcher.polls,
-        "latency_s": latency if kind == "model" else None,
+        "latency_s": latency if kind == "model" else None, "load_average_after": round(os.getloadavg()[0], 1),
     }  # fmt: skip
     print(json.dumps(row), flush=True)
     return row
@@ -266,18 +270,22 @@ def section(rows: list[dict]) -> str:
         f"Measured {datetime.now(UTC):%Y-%m-%d}. Each round seeds a fresh database, fills the `llm` queue, then "
         "starts N `rq worker --burst` processes; sessions/minute counts completed sessions over the drain time; "
         "time in queue runs from the workers' start to a worker taking the job. One agent in ten also gets a "
-        "second job beside its session: the single-flight lock must turn one away (`skipped`/`busy`), and a "
-        "watcher polling every 0.1 s must never see an agent with two running sessions.",
+        "second job queued right behind its session: when another worker takes it while the session runs, the "
+        "single-flight lock turns it away (`busy`, counted below), otherwise it runs a session of its own after the "
+        "first; a watcher polling every 0.1 s must never see an agent with two running sessions. Sessions/minute "
+        "counts completed sessions, the second ones included.",
         "",
-        "| sessions | workers | drain | sessions/min | time in queue p50 / p95 | outcomes | two running seen |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| sessions | workers | drain | sessions/min | time in queue p50 / p95 | outcomes | two running seen "
+        "| load average after |",
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
     ]
     for r in rows:
         kind = "offline refiner" if r["kind"] == "offline" else f"stand-in model, {r['latency_s']} s a call"
         outcomes = ", ".join(f"{k} {v:,}" for k, v in sorted(r["outcomes"].items()))
         out.append(
             f"| {r['sessions']:,} ({kind}) | {r['workers']} | {r['seconds']:.0f} s | {r['sessions_per_minute']:,.0f} "
-            f"| {r['wait_p50_s']} / {r['wait_p95_s']} s | {outcomes} | {r['double_running_seen']} in {r['watcher_polls']} polls |"
+            f"| {r['wait_p50_s']} / {r['wait_p95_s']} s | {outcomes} | {r['double_running_seen']} in {r['watcher_polls']} polls "
+            f"| {r.get('load_average_after', '')} |"
         )
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,372 @@
+"""History at scale on PostgreSQL: the same operations at two sizes, so the growth is visible.
+
+    .venv/bin/python -m bench.scale --agents 10000 --memories 1000000 --audit 10000000 --label 1M
+    .venv/bin/python -m bench.scale --agents 100000 --memories 10000000 --audit 100000000 --label 10M
+    .venv/bin/python -m bench.scale --section bench/results/scale.section.md   # render from the JSON files
+
+Each run re-creates the database `memconsole_bench_scale` (never another), upgrades it with the Alembic
+revisions, and seeds it on the server in set-based SQL (the benchmark database only; what the mutation
+path would have written, without going through it):
+
+- AGENTS agents, a quarter of them with a core-token budget their memories exceed;
+- MEMORIES memories spread over them (70 % core), one agent in 1,000 a "whale" holding ten times its share;
+- AUDIT audit records: each memory's import record, then AUDIT / MEMORIES - 1 rounds of audited updates
+  (importance changes, full before/after snapshots chained record to record), spread evenly over the
+  last 13 months in time order, so ids follow time as they do in life and, where the history tables are
+  partitioned by month, every month's partition holds its share.
+
+Then, through the product's own code (nothing bypassed), it times after a warm-up:
+
+- session rollback (10 operations) and point-in-time restore (10,000 records after the point): bench.core's
+  measurement, on an agent of its own made during the run;
+- the over-budget scan (`over_budget_due`) over all the agents;
+- the console's audit timeline of an ordinary agent and of a whale, newest page and the same whale's
+  timeline limited to one week, and the console-wide activity feed (Flask test client, signed in);
+- memory.query (`query.search`) for 8-20-word questions, lexical, for an agent holding 100,000 memories
+  (bench.nl_latency's corpus), among everything above.
+
+Figures are median and p95 over --runs runs (rollbacks: fewer, each restore writes 10,000 records first).
+Writes bench/results/scale_<label>.json; --section renders every scale_*.json into one table. Loopback
+only, bounded sizes, stops by itself; the database is dropped at the end unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import sqlalchemy as sa  # noqa: E402
+
+from bench.core import row, timed  # noqa: E402
+
+DB_NAME = "memconsole_bench_scale"
+RESULTS = ROOT / "bench" / "results"
+PG_ADMIN_URL = os.environ.get(
+    "BENCH_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+SPAN_DAYS = 395  # 13 months of history
+CHUNK = 500_000  # memories per seeding statement
+QUERY_AGENT_MEMORIES = 100_000
+WORDS = (
+    "budget report meeting client garden recipe travel visa invoice schedule piano lesson doctor insurance "
+    "apartment lease project deadline holiday flight hotel course exam library bicycle repair dentist sister "
+    "birthday present concert ticket training plan running shoes coffee allergy vegetarian"
+).split()
+
+SNAPSHOT = """json_build_object(
+    'id', m.id, 'agent_id', m.agent_id, 'memory_type', m.memory_type, 'content_hash', m.content_hash,
+    'token_estimate', m.token_estimate, 'tags', m.tags, 'category', m.category, 'importance', {importance},
+    'pinned', m.pinned, 'constitutional', m.constitutional,
+    'created_at', to_char(m.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US'),
+    'updated_at', to_char({updated}, 'YYYY-MM-DD"T"HH24:MI:SS.US'),
+    'last_accessed_at', NULL, 'deleted_at', NULL, 'purge_at', NULL,
+    'user_id', NULL, 'thread_id', NULL, 'run_id', NULL, 'actor_id', NULL, 'role', NULL,
+    'content_ref', m.id)"""
+
+
+def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str, str, dict]]:
+    """(label, SQL, parameters) in order. Round r of memory j happens at
+    t0 + (r * MEMORIES + j) / (ROUNDS * MEMORIES) of the span: one pass per round over the memories in
+    id order, so the rows go in in time order without a sort."""
+    words = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]"
+    n = len(WORDS)
+    whales = max(1, agents // 1000)
+    owner = f"""CASE WHEN j % 100 < 1 THEN 1 + (j / 100) % {whales}
+                     ELSE 1 + (j::bigint * 7919) % {agents} END"""
+    moment = f"(now() - interval '{SPAN_DAYS} days') + ((:round * {memories}::float8 + {{j}}) / ({rounds} * {memories}::float8)) * interval '{SPAN_DAYS} days'"
+    steps: list[tuple[str, str, dict]] = [
+        (
+            "agents",
+            f"""INSERT INTO agents (id, name, role, core_token_budget, min_retention, mechanic_preconsent, active,
+                                   created_at)
+                SELECT i, 'agent-' || lpad(i::text, 6, '0'), 'supervisor',
+                       CASE WHEN i % 4 = 0 THEN 200 ELSE 1000000 END, 0.8, false, true,
+                       now() - interval '{SPAN_DAYS + 1} days'
+                FROM generate_series(1, {agents}) i""",
+            {},
+        ),
+        (
+            "agents sequence",
+            "SELECT setval(pg_get_serial_sequence('agents', 'id'), (SELECT max(id) FROM agents))",
+            {},
+        ),
+    ]
+    for first in range(1, memories + 1, CHUNK):
+        last = min(first + CHUNK - 1, memories)
+        steps.append(
+            (
+                f"memories {last:,}",
+                f"""INSERT INTO agent_memories (id, agent_id, memory_type, content, content_hash, token_estimate,
+                                               tags, importance, pinned, constitutional, created_at, updated_at)
+                    SELECT j, {owner}, CASE WHEN j % 10 < 7 THEN 'core' ELSE 'semantic' END, content,
+                           encode(sha256(convert_to(lower(btrim(content)), 'UTF8')), 'hex'),
+                           ceil(length(content) / 4.0)::int, '[]'::json, 1 + (j + {rounds - 1}) % 5, false,
+                           j % 50 = 0, {moment.format(j="j").replace(":round", "0")},
+                           {moment.format(j="j").replace(":round", str(rounds - 1))}
+                    FROM (SELECT j, 'The user mentioned the ' || ({words})[1 + j % {n}] || ' and the '
+                                 || ({words})[1 + (j / {n}) % {n}] || ' on day ' || (j % 365)
+                                 || ', note ' || j AS content
+                          FROM generate_series(:first, :last) j) s""",
+                {"first": first, "last": last},
+            )
+        )
+    steps += [
+        (
+            "memories sequence",
+            "SELECT setval(pg_get_serial_sequence('agent_memories', 'id'), (SELECT max(id) FROM agent_memories))",
+            {},
+        ),
+        (
+            "audit contents",
+            """INSERT INTO audit_contents (id, memory_id, sha256, content, token_estimate)
+               SELECT id, id, encode(sha256(convert_to(content, 'UTF8')), 'hex'), content, token_estimate
+               FROM agent_memories ORDER BY id""",
+            {},
+        ),
+        (
+            "audit contents sequence",
+            "SELECT setval(pg_get_serial_sequence('audit_contents', 'id'), (SELECT max(id) FROM audit_contents))",
+            {},
+        ),
+    ]
+    importance = "1 + (m.id + {r}) % 5"
+    for r in range(rounds):
+        for first in range(1, memories + 1, CHUNK):
+            last = min(first + CHUNK - 1, memories)
+            at = moment.format(j="m.id")
+            if r == 0:
+                action, before = "import", "'null'::json"
+                actor = "'system:import'"
+            else:
+                action = "update"
+                actor = "'agent'"
+                before = SNAPSHOT.format(
+                    importance=importance.format(r=r - 1),
+                    updated=moment.format(j="m.id").replace(":round", str(r - 1)),
+                )
+            after = SNAPSHOT.format(importance=importance.format(r=r), updated=at.replace(":round", str(r)))
+            steps.append(
+                (
+                    f"audit round {r + 1}/{rounds}, {last:,}",
+                    f"""INSERT INTO audit_logs (agent_id, memory_id, session_id, op_id, actor, action, before, after,
+                                               data, created_at)
+                        SELECT m.agent_id, m.id, NULL, md5(m.id || ':' || :round)::uuid::text, {actor}, '{action}',
+                               {before}, {after}, '{{"fields": ["importance"]}}'::json, {at}
+                        FROM agent_memories m WHERE m.id BETWEEN :first AND :last ORDER BY m.id""",
+                    {"first": first, "last": last, "round": r},
+                )
+            )
+    return steps
+
+
+def build(app, agents: int, memories: int, audit: int) -> dict:
+    from models import db
+
+    rounds = max(1, audit // memories)
+    started = time.perf_counter()
+    with app.app_context():
+        prepare_partitions(db.engine)
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            for label, sql, params in _seed_statements(agents, memories, rounds):
+                t = time.perf_counter()
+                conn.execute(sa.text(sql), params)
+                print(f"  {label:<36} {time.perf_counter() - t:7.1f} s", flush=True)
+            t = time.perf_counter()
+            conn.execute(sa.text("VACUUM (ANALYZE)"))
+            print(f"  {'vacuum analyze':<36} {time.perf_counter() - t:7.1f} s", flush=True)
+            sizes = {
+                name: conn.execute(sa.text(f"SELECT pg_total_relation_size('{name}')")).scalar_one()
+                for name in ("agent_memories", "audit_logs", "audit_contents")
+            }
+            sizes["database"] = conn.execute(
+                sa.text("SELECT pg_database_size(current_database())")
+            ).scalar_one()
+            records = conn.execute(sa.text("SELECT count(*) FROM audit_logs")).scalar_one()
+    return {"seed_seconds": round(time.perf_counter() - started), "rounds": rounds, "audit_records": records,
+            "bytes": sizes}  # fmt: skip
+
+
+def prepare_partitions(engine) -> None:
+    """Where the history tables are partitioned by month, create the partitions of the seeded months."""
+    with engine.connect() as conn:
+        partitioned = conn.execute(
+            sa.text("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'audit_logs'::regclass")
+        ).scalar_one()
+    if partitioned:
+        from datetime import date, timedelta
+
+        from models.history import partitions
+
+        first = date.today() - timedelta(days=SPAN_DAYS + 31)
+        with engine.begin() as conn:
+            report = partitions.ensure_partitions(conn, first, ahead=SPAN_DAYS // 30 + 3)
+        print(f"  partitions: {len(report.created)} created", flush=True)
+
+
+def measure(app, agents: int, runs: int) -> list[dict]:
+    from bench.api_load import CATEGORIES, Corpus
+    from bench.core import bench_rollbacks
+    from bench.nl_latency import questions, seed_rows
+    from models import Agent, create_admin, db
+    from models.refinement.due import over_budget_due
+    from models.retrieval import query
+
+    rows: list[dict] = []
+    with app.app_context():
+        print("  rollbacks (each restore writes 10,000 records first)", flush=True)
+        rows.extend(bench_rollbacks(app, max(3, runs // 4)))
+        over_budget_due(now=None)
+        rows.append(row("over-budget scan", f"{agents:,} agents", [timed(lambda: over_budget_due(now=None)) for _ in range(runs)]))  # fmt: skip
+        db.session.rollback()
+
+        print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
+        agent = Agent(name="scale-query", role="supervisor")
+        db.session.add(agent)
+        db.session.commit()
+        corpus = Corpus(7)
+        seed_rows(db.engine, agent.id, QUERY_AGENT_MEMORIES, corpus, vectors=False)
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("ANALYZE agent_memories"))
+        asked = questions(corpus, 30 + runs * 5)
+
+        def ask(question: str) -> float:
+            t = timed(
+                lambda: query.search(agent.id, text=question, categories=CATEGORIES, filters=None, top_k=5)
+            )
+            db.session.rollback()
+            return t
+
+        for q in asked[:30]:
+            ask(q)
+        rows.append(row("memory.query, 8-20-word question, lexical", f"{QUERY_AGENT_MEMORIES:,} memories in the agent",
+                        [ask(q) for q in asked[30:]]))  # fmt: skip
+        create_admin("scale@example.com", "benchmark-password")
+        whale = 1
+        ordinary = db.session.scalar(sa.text("SELECT id FROM agents WHERE id > :w ORDER BY id LIMIT 1"), {"w": max(1, agents // 1000)})  # fmt: skip
+        week = db.session.scalar(sa.text("SELECT max(created_at) - interval '7 days' FROM audit_logs WHERE agent_id = 1"))  # fmt: skip
+    client = app.test_client()
+    page = client.get("/login").text
+    token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+    response = client.post("/login", data={"email": "scale@example.com", "password": "benchmark-password", "csrf_token": token})  # fmt: skip
+    assert response.status_code == 302, "sign-in failed"
+    pages = [
+        ("audit timeline, ordinary agent", f"/agents/{ordinary}/audit"),
+        ("audit timeline, whale", f"/agents/{whale}/audit"),
+        ("audit timeline, whale, one week", f"/agents/{whale}/audit?since={week:%Y-%m-%dT%H:%M:%S}Z"),
+        ("activity feed", "/activity"),
+    ]
+    for label, url in pages:
+        for _ in range(2):
+            assert client.get(url).status_code == 200, url
+        samples = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            assert client.get(url).status_code == 200, url
+            samples.append((time.perf_counter() - started) * 1000)
+        rows.append(row(label, url, samples))
+    return rows
+
+
+def section(results: Path = RESULTS) -> str:
+    runs = [json.loads(p.read_text()) for p in sorted(results.glob("scale_*.json"))]
+    runs.sort(key=lambda r: r["audit_records"])
+    if not runs:
+        return ""
+    head = " | ".join(f"{r['label']}: median / p95 ms" for r in runs)
+    out = [
+        "## History at scale (`python -m bench.scale`)",
+        "",
+        "The same operations, through the product's code, on databases seeded with "
+        + "; ".join(
+            f"**{r['label']}**: {r['agents']:,} agents, {r['memories']:,} memories, {r['audit_records']:,} audit "
+            f"records ({r['bytes']['audit_logs'] / 2**30:.1f} GiB with indexes; seeded in {r['seed_seconds'] / 60:.0f} min)"
+            for r in runs
+        )
+        + f". Partitioned by month: {', '.join('yes' if r['partitioned'] else 'no' for r in runs)}. "
+        "Taken on " + ", ".join(f"{r['taken']} (load average {r['load_average']})" for r in runs) + ".",
+        "",
+        f"| operation | {head} |",
+        "| --- |" + " --- |" * len(runs),
+    ]
+    names = [r["name"] for r in runs[0]["rows"]]
+    for name in names:
+        cells = []
+        for r in runs:
+            match = next((x for x in r["rows"] if x["name"] == name), None)
+            cells.append(f"{match['median_ms']:.1f} / {match['p95_ms']:.1f}" if match else "—")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=10_000)
+    parser.add_argument("--memories", type=int, default=1_000_000)
+    parser.add_argument("--audit", type=int, default=10_000_000)
+    parser.add_argument("--label", default="1M")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--keep", action="store_true", help="keep the database")
+    parser.add_argument(
+        "--section", help="only render the section from bench/results/scale_*.json into this file"
+    )
+    args = parser.parse_args(argv)
+    if args.section:
+        Path(args.section).write_text(section(), encoding="utf-8")
+        return 0
+    os.environ.setdefault("LLM_OFFLINE", "1")
+    import tempfile
+
+    from flask_migrate import upgrade
+
+    from console import create_app
+
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + DB_NAME
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": uuid.uuid4().hex, "REDIS_URL": "embedded",
+                      "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-scale-redis-"),
+                      "RATELIMIT_ENABLED": False})  # fmt: skip
+    try:
+        with app.app_context():
+            upgrade()
+            from models import db
+
+            partitioned = bool(
+                db.session.scalar(sa.text("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'audit_logs'::regclass"))
+            )  # fmt: skip
+        print(f"building {DB_NAME}: {args.agents:,} agents, {args.memories:,} memories, {args.audit:,} audit records", flush=True)  # fmt: skip
+        built = build(app, args.agents, args.memories, args.audit)
+        print(f"  built in {built['seed_seconds']} s; audit_logs {built['bytes']['audit_logs'] / 2**30:.1f} GiB", flush=True)  # fmt: skip
+        rows = measure(app, args.agents, args.runs)
+        with app.app_context():
+            from models import db
+
+            db.session.remove()
+            db.engine.dispose()
+    finally:
+        if not args.keep:
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
+        admin.dispose()
+    result = {"label": args.label, "agents": args.agents, "memories": args.memories, "partitioned": partitioned,
+              "taken": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+              "load_average": round(os.getloadavg()[0], 1), "runs": args.runs, **built, "rows": rows}  # fmt: skip
+    for r in rows:
+        print(f"  {r['name']:<46} median {r['median_ms']:8.1f}  p95 {r['p95_ms']:8.1f} ms")
+    (RESULTS / f"scale_{args.label}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
