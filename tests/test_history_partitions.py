@@ -141,6 +141,12 @@ def test_a_query_by_agent_and_time_range_reads_only_that_months_partition(make_a
         {"agent": agent.id, "start": start, "end": end},
     )
     assert by_time == {partition_name("audit_logs", last_month)}
+    # The point-in-time restore's shape, records after a moment: the months before it are not read.
+    after = plan(
+        "SELECT id FROM audit_logs WHERE agent_id = :agent AND created_at > :to",
+        {"agent": agent.id, "to": end},
+    )
+    assert partition_name("audit_logs", last_month) not in after and after
     # What does not prune: a lookup by memory id (or session, op, actor) reads every partition's index.
     every = set(partitions(db.session.connection(), "audit_logs"))
     by_memory = plan(
