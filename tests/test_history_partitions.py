@@ -315,3 +315,98 @@ def test_on_sqlite_the_tables_stay_plain_and_the_job_does_nothing(app, runner):
     assert report["partitioned"] is False and report["created"] == [] and report["warnings"] == []
     out = runner.invoke(args=["audit", "partitions", "--json"])
     assert out.exit_code == 0 and '"partitioned": false' in out.output
+
+
+@postgres_only
+def test_the_migration_keeps_rows_ids_indexes_and_guards_and_downgrades(database_template):
+    """Revision 0016 on a database at 0015 holding history: every row copied into its month, ids
+    continuing on the same sequence, the same indexes and guard triggers on the parents (and a TRUNCATE
+    guard on each partition); the downgrade gives the plain tables back, rows and guards included."""
+    from flask_migrate import downgrade, upgrade
+
+    from console import create_app
+    from tests.conftest import PG_ADMIN_URL, PG_DB_NAME
+
+    name = f"{PG_DB_NAME}_m16"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "test"})
+    guards = (
+        "SELECT tgrelid::regclass::text, tgname, tgtype, tgfoid::regproc::text FROM pg_trigger "
+        "WHERE NOT tgisinternal AND tgrelid::regclass::text IN ('audit_logs', 'events', 'change_log') ORDER BY 1, 2"
+    )
+    indexes = "SELECT indexname FROM pg_indexes WHERE tablename IN ('audit_logs', 'events', 'change_log') ORDER BY 1"
+    try:
+        with app.app_context():
+            upgrade(revision="0015")
+            with db.engine.begin() as conn:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO agents (name, core_token_budget, min_retention, mechanic_preconsent, active, "
+                        "created_at) VALUES ('a', 1, 0.8, false, true, now())"
+                    )
+                )
+                for when in ("2025-03-05", "2025-03-20", "2026-01-02"):
+                    conn.execute(
+                        sa.text(
+                            "INSERT INTO audit_logs (agent_id, op_id, actor, action, data, created_at) "
+                            "VALUES (1, 'op', 'admin:1', 'create', '{}', :t)"
+                        ),
+                        {"t": when},
+                    )
+                    conn.execute(
+                        sa.text(
+                            "INSERT INTO events (agent_id, node, op, status, ts) VALUES (1, 'console', 'create', 'ok', :t)"
+                        ),
+                        {"t": when},
+                    )
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO change_log (agent_id, thread_id, rev, memory_id, event, meta, ts) "
+                        "VALUES (1, 't', 1, 1, 'created', '{}', '2025-03-05')"
+                    )
+                )
+                before_guards = conn.execute(sa.text(guards)).all()
+                before_indexes = conn.scalars(sa.text(indexes)).all()
+                before_rows = conn.execute(sa.text("SELECT * FROM audit_logs ORDER BY id")).all()
+            upgrade(revision="0016")
+            with db.engine.begin() as conn:
+                assert conn.execute(sa.text(guards)).all() == before_guards
+                assert conn.scalars(sa.text(indexes)).all() == before_indexes
+                assert conn.execute(sa.text("SELECT * FROM audit_logs ORDER BY id")).all() == before_rows
+                homes = conn.scalars(
+                    sa.text("SELECT tableoid::regclass::text FROM audit_logs ORDER BY id")
+                ).all()
+                assert homes == ["audit_logs_2025_03", "audit_logs_2025_03", "audit_logs_2026_01"]
+                assert conn.scalar(sa.text("SELECT count(*) FROM events_2025_03")) == 2
+                assert conn.scalar(sa.text("SELECT count(*) FROM change_log_2025_03")) == 1
+                for table in TABLES:
+                    assert set(partitions(conn, table.name)) >= {
+                        partition_name(table.name, m)
+                        for m in (month_start(utcnow()), add_months(month_start(utcnow()), 3))
+                    } | {f"{table.name}_default"}
+                unguarded = history_warnings(conn, utcnow())
+                assert not [w for w in unguarded if "TRUNCATE" in w]
+                new_id = conn.scalar(
+                    sa.text(
+                        "INSERT INTO audit_logs (agent_id, op_id, actor, action, data, created_at) "
+                        "VALUES (1, 'op', 'admin:1', 'create', '{}', now()) RETURNING id"
+                    )
+                )
+                assert new_id == 4  # the sequence went on; no id is reused
+            downgrade(revision="0015")
+            with db.engine.begin() as conn:
+                assert (
+                    conn.scalar(sa.text("SELECT relkind FROM pg_class WHERE relname = 'audit_logs'")) == "r"
+                )
+                assert conn.execute(sa.text(guards)).all() == before_guards
+                assert conn.scalars(sa.text(indexes)).all() == before_indexes
+                assert conn.scalar(sa.text("SELECT count(*) FROM audit_logs")) == 4
+            db.engine.dispose()
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
