@@ -3,7 +3,8 @@
 `/healthz` says the process answers, and nothing more: a load balancer that restarts on it must not
 restart every web process because the database is down. `/readyz` asks the database and Redis, each
 with a short timeout, and answers 503 naming what is down, so traffic can be held back until they
-return.
+return. When the history tables are partitioned (PostgreSQL), it also lists `warnings` — a default
+partition holding rows, a month without its partition — without failing: writes still succeed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from infra.queues import get_rq
-from models.db import REPLICA
+from models.db import REPLICA, utcnow
+from models.history.partitions import readiness_warnings
 
 from .extensions import db
 
@@ -41,6 +43,18 @@ def _redis_ok() -> bool:
         return False
 
 
+def _history_warnings() -> list[str]:
+    try:
+        with db.engine.connect() as conn:
+            warnings = readiness_warnings(conn, utcnow())
+    except SQLAlchemyError as err:
+        log.warning("readyz: history partitions not checked (%s)", type(err).__name__)
+        return []
+    for warning in warnings:
+        log.warning("readyz: %s", warning)
+    return warnings
+
+
 def healthz():
     """Liveness: the process serves requests. No database, no Redis."""
     return jsonify(status="ok")
@@ -59,6 +73,9 @@ def readyz():
     if down:
         body["down"] = down
         return jsonify(body), 503
+    warnings = _history_warnings()
+    if warnings:
+        body["warnings"] = warnings
     return jsonify(body)
 
 

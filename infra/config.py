@@ -85,6 +85,9 @@ class Config:
         self.RELATIONS_TOP_K = int(env.get("RELATIONS_TOP_K", 5))
         self.PROCEDURAL_MEMORY = env.get("PROCEDURAL_MEMORY", "0") == "1"
         self.MULTI_FACT_EXTRACTION = env.get("MULTI_FACT_EXTRACTION", "0") == "1"
+        # PostgreSQL's monthly history partitions (models/history/partitions.py): the maintenance job keeps the
+        # current month's and this many months after it created.
+        self.HISTORY_PARTITIONS_AHEAD = int(env.get("HISTORY_PARTITIONS_AHEAD", 3))
         # Memory categories and per-role allowlists (models/memories/categories.py): the shipped file unless set.
         self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
         for key, value in overrides.items():
@@ -107,6 +110,12 @@ class Config:
             }
         for name in SCHEDULE_DEFAULTS:
             schedule_cron(name, getattr(self, name))
+        ahead = self.HISTORY_PARTITIONS_AHEAD
+        if isinstance(ahead, bool) or not isinstance(ahead, int) or not 1 <= ahead <= 24:
+            # 0 would leave the first hours of each month, before the job runs, to the default partition.
+            raise ValueError(
+                f"HISTORY_PARTITIONS_AHEAD must be a whole number of months from 1 to 24, not {ahead!r}"
+            )
         if self.SQLALCHEMY_DATABASE_URI.startswith("sqlite"):
             # SQLite enforces foreign keys and waits for the writer instead of failing at once.
             self.SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
@@ -133,6 +142,7 @@ SCHEDULE_DEFAULTS: dict[str, str | int] = {
     "RELATIONS_CATCH_UP_MINUTES": 10,
     "SESSION_RECONCILE_MINUTES": 5,
     "MECHANIC_EXPIRY_MINUTES": 5,
+    "HISTORY_PARTITIONS_CRON": "45 3 * * *",
 }
 
 

@@ -23,6 +23,7 @@ from .insights import tom_insights
 from .lifecycle import ttl_lifecycle
 from .maintenance import dedup_all_agents
 from .mechanic import expire_lapsed_grants
+from .partitions import create_history_partitions
 from .reflection import journal_reflection
 from .relations import link_pending
 from .triggers import over_budget_scan, reconcile_sessions, refinement_sweep
@@ -74,6 +75,7 @@ RECURRING: tuple[Recurring, ...] = (
     Recurring("patch-expiry", "PATCH_EXPIRY_CRON", expire_patches, "maintenance", "Drop consent patches held past 7 days", "daily 03:15 UTC"),
     Recurring("session-reconcile", "SESSION_RECONCILE_MINUTES", reconcile_sessions, "default", "Re-queue stranded sessions, close dead ones", "every 5 minutes"),
     Recurring("mechanic-expiry", "MECHANIC_EXPIRY_MINUTES", expire_lapsed_grants, "maintenance", "Close lapsed mechanic grants", "every 5 minutes"),
+    Recurring("history-partitions", "HISTORY_PARTITIONS_CRON", create_history_partitions, "maintenance", "Create the history tables' monthly partitions ahead", "daily 03:45 UTC"),
 )  # fmt: skip
 
 

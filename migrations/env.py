@@ -86,6 +86,11 @@ def run_migrations_online():
     if conf_args.get("process_revision_directives") is None:
         conf_args["process_revision_directives"] = process_revision_directives
 
+    # PostgreSQL's history partitions (revision 0016) are not differences from the models.
+    from models.history.partitions import schema_compared
+
+    conf_args.setdefault("include_object", schema_compared)
+
     connectable = get_engine()
 
     with connectable.connect() as connection:

@@ -1,5 +1,6 @@
 """`sessions list` and `audit list`: the console's sessions table and audit timeline, on the command
-line. Metadata only, like the console: ids, counts, token figures, actors, actions, times."""
+line. Metadata only, like the console: ids, counts, token figures, actors, actions, times. `audit
+partitions`: the history tables' monthly partitions on PostgreSQL (the maintenance job, run here)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from flask.cli import with_appcontext
 from sqlalchemy import select
 from sqlalchemy.orm import defer
 
+from jobs.partitions import create_history_partitions
 from models import RefinementSession, db
 from models.history.session import SESSION_STATUSES
 from models.parsing import MAX_ID
@@ -118,3 +120,18 @@ def list_audit(
             ]
         }
     )
+
+
+@audit_cli.command("partitions")
+@click.option(
+    "--ahead",
+    type=click.IntRange(1, 24),
+    default=None,
+    help="Months after the current one to create (default: HISTORY_PARTITIONS_AHEAD).",
+)
+@with_appcontext
+def partitions_command(ahead: int | None) -> None:
+    """Create the monthly partitions of audit_logs, events and change_log for the current month and the
+    months ahead (PostgreSQL; nothing to do on SQLite), as the daily job does, and report what was created,
+    what is blocked by rows in a default partition, and every warning."""
+    emit(create_history_partitions(ahead))

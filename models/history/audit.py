@@ -42,6 +42,10 @@ CHUNK = 5000  # ids per IN (...) list and rows per multi-row INSERT on set-based
 
 
 class AuditLog(Model):
+    """On PostgreSQL, partitioned by month on `created_at` (migration 0016, `partitions.py`): the primary key
+    there is (id, created_at), and `id` alone stays unique — one sequence, rows never updated — so it is the
+    ORM's identity."""
+
     __tablename__ = "audit_logs"
     __table_args__ = (
         Index("ix_audit_logs_agent_created", "agent_id", "created_at"),
@@ -84,7 +88,11 @@ def _active_core_tokens(snapshot: dict | None) -> int:
 
 
 class AuditContent(Model):
-    """Memory text referenced by snapshots. Append-only except for purge redaction (trigger-enforced)."""
+    """Memory text referenced by snapshots. Append-only except for purge redaction (trigger-enforced).
+
+    Not partitioned, on either database: it grows by distinct texts of a memory, not by records, and the
+    mutation path reads it by memory id (a memory's newest text), which monthly partitions would turn into a
+    probe of every partition (README, "Scaling out")."""
 
     __tablename__ = "audit_contents"
     __table_args__ = (Index("ix_audit_contents_memory", "memory_id", "id"),)

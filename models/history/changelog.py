@@ -74,6 +74,9 @@ class ThreadRevision(Model):
 
 
 class ChangeLogEntry(Model):
+    """On PostgreSQL, partitioned by month on `ts`, its audit record's time (migration 0016, `partitions.py`);
+    there the unique index holds `ts` too, and a thread's revisions stay unique through `bump_revision`."""
+
     __tablename__ = "change_log"
     __table_args__ = (Index("uq_change_log_thread_rev", "agent_id", "thread_id", "rev", unique=True),)
 

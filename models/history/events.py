@@ -42,6 +42,8 @@ WINDOWS = {"last_24h": timedelta(hours=24), "last_7d": timedelta(days=7)}
 
 
 class OpEvent(Model):
+    """On PostgreSQL, partitioned by month on `ts`, the time of writing (migration 0016, `partitions.py`)."""
+
     __tablename__ = "events"
     __table_args__ = (
         Index("ix_events_user_ts", "user_id", "ts"),
