@@ -83,6 +83,9 @@ def test_related_is_validated(client, make_agent):
 
 
 def test_a_semantic_memory_saved_through_the_api_is_linked_by_a_maintenance_worker(app, client, make_agent):
+    # Without a real embedder only the semantic write queues work ("auto" would pick the local model
+    # when its extra is installed, and then the episodic write is embedded too).
+    app.config["EMBEDDINGS"] = "hashed"
     agent = make_agent(role="supervisor")
     headers = bearer(agent)
     first = create_memory(
