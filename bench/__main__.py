@@ -82,8 +82,8 @@ def run_parts(parts: list[str], quick: bool) -> None:
     if "workers" in parts:  # real RQ worker processes: about 40 minutes at the counts
         _run("workers", [PYTHON, "-m", "bench.workers", *q, "--json", str(RESULTS / "workers.json"),
                          "--section", str(RESULTS / "workers.section.md")], 5400)  # fmt: skip
-    if "scale" in parts:  # the history at two sizes; the larger takes about 45 GB of disk
-        sizes = [("1M", "10000", "1000000", "10000000"), ("3M", "30000", "3000000", "30000000")]
+    if "scale" in parts:  # the history at two sizes; the larger takes about 35 GB of disk
+        sizes = [("1M", "10000", "1000000", "10000000"), ("2M", "100000", "2000000", "20000000")]
         if quick:
             sizes = [("quick", "1000", "100000", "1000000")]
         for label, agents, memories, audit in sizes:

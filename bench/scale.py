@@ -184,7 +184,15 @@ def build(app, agents: int, memories: int, audit: int) -> dict:
             conn.execute(sa.text("VACUUM (ANALYZE)"))
             print(f"  {'vacuum analyze':<36} {time.perf_counter() - t:7.1f} s", flush=True)
             sizes = {
-                name: conn.execute(sa.text(f"SELECT pg_total_relation_size('{name}')")).scalar_one()
+                # A partitioned table's parent holds nothing, its partitions do (pg_partition_tree); a plain
+                # table has no tree.
+                name: conn.execute(
+                    sa.text(
+                        f"SELECT coalesce((SELECT sum(pg_total_relation_size(relid))::bigint "
+                        f"FROM pg_partition_tree('{name}') WHERE relid <> '{name}'::regclass), "
+                        f"pg_total_relation_size('{name}'))"
+                    )
+                ).scalar_one()
                 for name in ("agent_memories", "audit_logs", "audit_contents")
             }
             sizes["database"] = conn.execute(
@@ -225,7 +233,7 @@ def measure(app, agents: int, runs: int) -> list[dict]:
         print("  rollbacks (each restore writes 10,000 records first)", flush=True)
         rows.extend(bench_rollbacks(app, max(3, runs // 4)))
         over_budget_due(now=None)
-        rows.append(row("over-budget scan", f"{agents:,} agents", [timed(lambda: over_budget_due(now=None)) for _ in range(runs)]))  # fmt: skip
+        rows.append(row("over-budget scan", "every agent", [timed(lambda: over_budget_due(now=None)) for _ in range(runs)]))  # fmt: skip
         db.session.rollback()
 
         print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
@@ -288,22 +296,26 @@ def section(results: Path = RESULTS) -> str:
         "The same operations, through the product's code, on databases seeded with "
         + "; ".join(
             f"**{r['label']}**: {r['agents']:,} agents, {r['memories']:,} memories, {r['audit_records']:,} audit "
-            f"records ({r['bytes']['audit_logs'] / 2**30:.1f} GiB with indexes; seeded in {r['seed_seconds'] / 60:.0f} min)"
+            f"records ({r['bytes']['audit_logs'] / 2**30:.1f} GiB with indexes, "
+            f"{r['bytes']['audit_logs'] / r['audit_records'] / 1000:.2f} kB a record; seeded in "
+            f"{r['seed_seconds'] / 60:.0f} min)"
             for r in runs
         )
         + f". Partitioned by month: {', '.join('yes' if r['partitioned'] else 'no' for r in runs)}. "
-        "Taken on " + ", ".join(f"{r['taken']} (load average {r['load_average']})" for r in runs) + ".",
+        "Taken on "
+        + ", ".join(f"{r['taken']} (load average {r['load_average']} at the end)" for r in runs)
+        + ".",
         "",
-        f"| operation | {head} |",
-        "| --- |" + " --- |" * len(runs),
+        f"| operation | on what | {head} |",
+        "| --- | --- |" + " ---: |" * len(runs),
     ]
-    names = [r["name"] for r in runs[0]["rows"]]
-    for name in names:
+    for first in runs[0]["rows"]:
+        name = first["name"]
         cells = []
         for r in runs:
             match = next((x for x in r["rows"] if x["name"] == name), None)
             cells.append(f"{match['median_ms']:.1f} / {match['p95_ms']:.1f}" if match else "—")
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out.append(f"| {name} | {first['size']} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 

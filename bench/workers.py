@@ -276,7 +276,7 @@ def section(rows: list[dict]) -> str:
         "counts completed sessions, the second ones included.",
         "",
         "| sessions | workers | drain | sessions/min | time in queue p50 / p95 | outcomes | two running seen "
-        "| load average after |",
+        "| load average at the end (its own workers included) |",
         "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
     ]
     for r in rows:
