@@ -114,11 +114,11 @@ def paraphrase_set(agent):
     return target, decoy, others
 
 
-def test_query_terms_drop_stop_words_but_keep_pronouns_and_a_query_made_only_of_them():
-    assert matching.query_terms("What would the user like to study after finishing this course?") == [
-        "user", "like", "study", "finishing", "course",
-    ]  # fmt: skip
-    assert matching.query_terms("Where is her desk?") == ["her", "desk"]  # whose memory is meant
+def test_stop_words_search_nothing_but_are_scored_and_a_query_made_only_of_them_searches_them():
+    question = "What would the user like to study after finishing this course?"
+    assert matching.query_terms(question) == ["user", "like", "study", "finishing", "course"]
+    assert matching.question_words("Where is her desk? Her desk!") == ["where", "is", "her", "desk"]
+    assert matching.query_terms("Where is her desk?") == ["desk"]
     assert matching.query_terms("what is it") == ["what", "is", "it"]
 
 

@@ -7,9 +7,9 @@ from models import db
 
 
 def _compared(obj, name, type_, reflected, compare_to) -> bool:
-    """Everything but the full-text index of memory.query, dialect-specific DDL in revision 0003 outside
-    the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow tables), PostgreSQL's
-    generated column `agent_memories.fts_vector` and its GIN index `agent_memories_fts`."""
+    """Everything but the full-text index of memory.query, dialect-specific DDL in revisions 0003 and 0016
+    outside the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow tables),
+    PostgreSQL's generated column `agent_memories.fts_vector` and its GIN index `agent_memories_fts`."""
     full_text = (name or "").startswith("agent_memories_fts") or (type_ == "column" and name == "fts_vector")
     return not (reflected and compare_to is None and full_text)
 

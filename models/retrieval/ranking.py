@@ -1,11 +1,17 @@
 """memory.query's ranking (docs/spec/003-memory-system.md §6): what a candidate is scored by, and the
 stages after the candidate pool — scoring, per-category caps, the leaders and their relations boost.
 
-- lexical relevance: PostgreSQL full-text search (`ts_rank` over the stored, GIN-indexed
-  `fts_vector` = to_tsvector('english', content)), or SQLite FTS5 (`bm25` over
-  `agent_memories_fts`); either score is squashed to [0, 1) and divided by the best score among
-  the candidates, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones
-  (with an embedder, relevance is fused with the dense one first: models/retrieval/fusion.py);
+- lexical relevance: Okapi BM25 of the candidate for every word of the question, stop words included
+  (the candidates themselves are found by its other words: models/retrieval/matching.py) — for each
+  word the memory holds, idf x (K1 + 1) x tf / (tf + K1 x (1 - B + B x length / average length)), with
+  idf = ln((N - n + 0.5) / (n + 0.5)) and at least 1e-6, n the memories holding the word and N all of
+  them. One rule, two engines (`lexical_score`): SQLite's FTS5 computes exactly this in `bm25()` over
+  its index (porter stems; tf and length in tokens; N, n and the average over the whole index);
+  PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; a word counts once per
+  memory, length in distinct words) with N, n and the average length from
+  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
+  candidate's, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones (with an
+  embedder, relevance is fused with the dense one first: models/retrieval/fusion.py);
 - recency: 1 / (1 + age in units of 30 days), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
@@ -20,6 +26,7 @@ statement per shape of request.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -37,6 +44,7 @@ from sqlalchemy import (
     or_,
     select,
 )
+from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import KeyedColumnElement
 
@@ -48,6 +56,14 @@ W_RELATED = (
 )
 RECENCY_DAYS = 30.0
 DEFAULT_IMPORTANCE = 2
+# BM25's term-frequency saturation and length normalisation: FTS5's bm25() fixes these two, so the
+# PostgreSQL expression uses them too.
+K1, B = 1.2, 0.75
+MIN_IDF = 1e-6  # FTS5's idf for a word held by half the memories or more: it still counts, a little
+WORD_SLOTS = 16  # PostgreSQL: the most words a question is scored by (term_stats.bm25_params picks them)
+
+FTS_CONFIG = "memconsole_english"
+"""PostgreSQL's text-search configuration of `fts_vector` (migration 0016): 'english' keeping stop words."""
 
 _T = AgentMemory.__table__
 IMPORTANCE: ColumnElement[Any] = func.coalesce(_T.c.importance, DEFAULT_IMPORTANCE)
@@ -55,8 +71,8 @@ IMPORTANCE: ColumnElement[Any] = func.coalesce(_T.c.importance, DEFAULT_IMPORTAN
 importance filters (models/retrieval/filters.py) compare against the same value the ranking scores."""
 
 FTS_VECTOR: ColumnElement[Any] = literal_column("agent_memories.fts_vector")
-"""PostgreSQL's stored to_tsvector('english', content). Public because it is both what `ts_rank` scores
-here and what the candidate pool matches the words against (models/retrieval/matching.py)."""
+"""PostgreSQL's stored to_tsvector(FTS_CONFIG, content). Public because it is both what BM25 scores here
+and what the candidate pool matches the words against (models/retrieval/matching.py)."""
 
 Scored = Literal["fused", "lexical", "recent"]
 
@@ -72,21 +88,45 @@ def recency(dialect: str, updated_at: ColumnElement[Any] = _T.c.updated_at) -> C
     return 1.0 / (1.0 + age_days / RECENCY_DAYS)
 
 
-def lexical_score(
-    dialect: str, tsquery: ColumnElement[Any] | None, vector: ColumnElement[Any] = FTS_VECTOR
-) -> ColumnElement[Any]:
-    """The raw lexical score in [0, 1) of a matched row (`tsquery`: PostgreSQL's parsed words)."""
+def idf(matches: float, rows: float) -> float:
+    """A word's weight: FTS5's idf of a word held by `matches` of `rows` memories."""
+    ratio = (rows - matches + 0.5) / (matches + 0.5)
+    return max(math.log(ratio), MIN_IDF) if ratio > 0 else MIN_IDF
+
+
+def _term_frequency(vector: ColumnElement[Any], word: ColumnElement[Any]) -> ColumnElement[Any]:
+    """PostgreSQL: how often the memory holds `word`, a one-lexeme tsquery (tsvector keeps up to 256
+    positions a word). ts_rank with every weight 1 is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6) for a word
+    held tf times, and pi^2 / 6 minus that sum is 1 / (tf + 1/2) give or take 1 / (12 tf^3), so
+    1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf (and 0 for a word not held)."""
+    rank = func.ts_rank(literal_column("'{1,1,1,1}'::real[]"), vector, word)
+    return func.round((6.0 / math.pi**2) / (1.0 - rank) - 0.5)
+
+
+def lexical_score(dialect: str, vector: ColumnElement[Any] = FTS_VECTOR) -> ColumnElement[Any]:
+    """A candidate's BM25 score (> 0) for the question's words (module docstring).
+
+    PostgreSQL: a sum over WORD_SLOTS slots, slot i binding s_term_i (a word's one-lexeme tsquery) and
+    s_idf_i (its idf), NULL when unused, and s_avgdl (the average length of a memory, in distinct
+    words), all from term_stats.bm25_params; each is idf x tf x (K1 + 1) / (tf + k), written
+    idf x (K1 + 1) x (1 - k / (tf + k)) so tf is computed once, and only for a word the memory holds.
+    Each search is planned with its values (models/retrieval/query.py), so the unused slots fold away.
+    SQLite: FTS5 scores the words of the query the candidate was matched by
+    (models/retrieval/matching.py)."""
     if dialect == "postgresql":
-        # ts_rank is a float4; in double precision the best match divides to exactly 1.0.
-        return cast(func.ts_rank(vector, tsquery, 32), Float)
-    # bm25() is negative, better matches more so; x / (1 + x) squashes its magnitude into [0, 1).
-    bm25 = -func.bm25(literal_column("agent_memories_fts"))
-    return bm25 / (1.0 + bm25)
+        norm = K1 * (1.0 - B) + (K1 * B / bindparam("s_avgdl", type_=Float)) * func.length(vector)
+        held: ColumnElement[Any] = cast(literal_column("0.0"), Float)
+        for i in range(WORD_SLOTS):
+            word = bindparam(f"s_term_{i}", type_=TSQUERY)
+            tf = _term_frequency(vector, word)
+            weight = bindparam(f"s_idf_{i}", type_=Float) * (1.0 - norm / (tf + norm))
+            held = held + case((vector.op("@@")(word), weight), else_=0.0)
+        return held * (K1 + 1.0)
+    return -func.bm25(literal_column("agent_memories_fts"))  # bm25() is negative, better matches more so
 
 
 def candidate_columns(
     dialect: str,
-    tsquery: ColumnElement[Any] | None = None,
     *,
     lexical: bool = True,
     source: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] | None = None,
@@ -104,13 +144,13 @@ def candidate_columns(
     ]
     if lexical:
         vector = FTS_VECTOR if source is None else c.fts_vector
-        columns.append(lexical_score(dialect, tsquery, vector).label("lexical"))
+        columns.append(lexical_score(dialect, vector).label("lexical"))
     return columns
 
 
 def scored(pool: Subquery, kind: Scored) -> Subquery:
     """Each candidate's relevance and score ("scored": id, category, relevance, score). `kind`: "fused"
-    (relevance fused in the pool, relative to its best), "lexical" (the lexical score relative to the
+    (relevance fused in the pool, relative to its best), "lexical" (the BM25 score divided by the
     pool's best) or "recent" (no words: recency and importance alone, relevance NULL)."""
     relevance: ColumnElement[Any]
     if kind == "fused":

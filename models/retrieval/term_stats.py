@@ -1,12 +1,14 @@
-"""Which query words are too common to search by: memory.query's defence against long questions.
+"""Word figures for memory.query: which query words are too common to search by, and, on PostgreSQL, what
+BM25 weighs the words by.
 
-A natural-language question ORs together half a dozen words after its stop words are gone, and one of
-them is often a word most memories contain ("user" in "What did the user decide about the budget?").
-Matching that word alone makes every memory a candidate: the full-text engine reads its whole posting
-list and scores every row, which is what made such questions slow (docs/benchmarks.md). Its weight in
-the score is small anyway — the rarer a word, the more it counts, in ts_rank and BM25 alike — so a word
-found in at least COMMON_SHARE of all memories is left out of the search, as long as a rarer one
-remains (a question made only of common words keeps them all).
+Too common to search by — the defence against long questions. A natural-language question ORs together
+half a dozen words after its stop words are gone, and one of them is often a word most memories contain
+("user" in "What did the user decide about the budget?"). Matching that word alone makes every memory a
+candidate: the full-text engine reads its whole posting list and scores every row, which is what made
+such questions slow (docs/benchmarks.md). Its weight in the score is small anyway — the rarer a word,
+the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left out of
+the search, as long as a rarer one remains (a question made only of common words keeps them all). It
+still weighs in the score of the memories the other words find (models/retrieval/ranking.py).
 
 How common a word is, per database (both cached per process for CACHE_SECONDS, so a question costs no
 extra statement once its words have been seen):
@@ -16,7 +18,13 @@ extra statement once its words have been seen):
 - SQLite: the word's matches in the FTS5 index (porter-stemmed like the search), counted up to the
   threshold.
 
-Both are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: small
+What BM25 weighs the words by (PostgreSQL; FTS5 keeps its own figures for `bm25()`): `bm25_params` —
+N, the memories; n, each word's memories, from the same statistics for the common ones and counted
+through the full-text index (up to COMMON_SHARE of N) for the others; the average length of a memory.
+Tables under MIN_ROWS memories are counted afresh for every question (cheap there, and exact); larger
+ones are cached like the rest: N from the table's statistics, the average length from a sample.
+
+All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: small
 memories are fast whatever the words.
 """
 
@@ -25,20 +33,39 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import text
 
 from models.db import db
+from models.retrieval.ranking import FTS_CONFIG, WORD_SLOTS, idf
 
 COMMON_SHARE = 0.05
+COUNTED_SHARE = (
+    0.005  # PostgreSQL: a word's memories are counted below this share, read from the statistics above
+)
 MIN_ROWS = 5000
 CACHE_SECONDS = 600.0
 MAX_WORDS = 50_000  # cached word figures per process; the oldest half is dropped past it
+LENGTH_SAMPLE = 2000  # PostgreSQL: memories sampled for the average length
+
+
+class _Table(NamedTuple):
+    rows: int
+    freqs: Mapping[str, float]  # PostgreSQL: the most common stems, each with its share of the memories
+    avgdl: float  # PostgreSQL: the average length of a memory, in distinct words
+    frequent: tuple[str, ...] = ()  # PostgreSQL: the stems held by COUNTED_SHARE of the memories or more
+
+
+class _Word(NamedTuple):  # PostgreSQL
+    stems: tuple[str, ...]
+    query: str  # its tsquery, as text
+    matches: int | None  # the memories holding it (up to COUNTED_SHARE of them); None: from the statistics
+
 
 _lock = threading.Lock()
-_tables: dict[str, tuple[float, int, frozenset[str]]] = {}  # database -> (expires, rows, common stems)
-_words: dict[tuple[str, str], tuple[float, Any]] = {}  # (database, word) -> (expires, stems or count)
+_tables: dict[str, tuple[float, _Table]] = {}  # database -> (expires, figures)
+_words: dict[tuple[str, str], tuple[float, Any]] = {}  # (database, word) -> (expires, _Word or count)
 
 
 def _key() -> str:
@@ -66,10 +93,10 @@ def _remember(key: str, found: Mapping[str, Any], now: float) -> None:
             _words[(key, word)] = (now + CACHE_SECONDS, value)
 
 
-def _postgresql_table(key: str, now: float) -> tuple[int, frozenset[str]]:
+def _postgresql_table(key: str, now: float) -> _Table:
     cached = _tables.get(key)
     if cached is not None and cached[0] > now:
-        return cached[1], cached[2]
+        return cached[1]
     rows = db.session.execute(
         text("SELECT reltuples::bigint FROM pg_class WHERE oid = 'agent_memories'::regclass")
     ).scalar_one()
@@ -79,19 +106,103 @@ def _postgresql_table(key: str, now: float) -> tuple[int, frozenset[str]]:
             "WHERE schemaname = current_schema() AND tablename = 'agent_memories' AND attname = 'fts_vector'"
         )
     ).first()
-    common: frozenset[str] = frozenset()
+    freqs: dict[str, float] = {}
     if stats is not None and stats[0]:
-        common = frozenset(e for e, f in zip(stats[0], stats[1], strict=False) if f >= COMMON_SHARE)
-    _tables[key] = (now + CACHE_SECONDS, int(rows), common)
-    return int(rows), common
+        freqs = dict(zip(stats[0], stats[1], strict=False))
+    avgdl = 0.0
+    if rows >= MIN_ROWS:  # smaller tables are counted afresh (bm25_params)
+        avgdl = db.session.execute(
+            text(
+                "SELECT avg(length(fts_vector)) FROM agent_memories TABLESAMPLE SYSTEM (:pct) "
+                "WHERE deleted_at IS NULL"
+            ),
+            {"pct": min(100.0, 100.0 * LENGTH_SAMPLE / rows)},
+        ).scalar_one()
+    frequent = tuple(stem for stem, share in freqs.items() if share >= COUNTED_SHARE)
+    table = _Table(int(rows), freqs, float(avgdl or 1.0), frequent)
+    _tables[key] = (now + CACHE_SECONDS, table)
+    return table
+
+
+_ACTIVE_MATCHES = "SELECT 1 FROM agent_memories AS m WHERE m.deleted_at IS NULL AND m.fts_vector @@ q"
+# A word's stems, its tsquery, and its memories counted up to :cap unless its stems are all :frequent.
+_WORDS = text(
+    f"""WITH words AS (
+        SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) AS stems,
+        plainto_tsquery('{FTS_CONFIG}', w) AS q FROM unnest(CAST(:words AS text[])) AS w)
+    SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:frequent AS text[]) THEN NULL
+        ELSE (SELECT count(*) FROM ({_ACTIVE_MATCHES} LIMIT :cap) AS found) END
+    FROM words"""
+)
+_AFRESH = text(
+    f"""SELECT w, q::text, (SELECT count(*) FROM ({_ACTIVE_MATCHES}) AS found),
+    (SELECT count(*) FROM agent_memories WHERE deleted_at IS NULL),
+    (SELECT avg(length(fts_vector)) FROM agent_memories WHERE deleted_at IS NULL)
+    FROM unnest(CAST(:words AS text[])) AS w, plainto_tsquery('{FTS_CONFIG}', w) AS q"""
+)
+
+
+def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float) -> dict[str, _Word]:
+    """The figures of `words`, cached; the missing ones read in one statement, their memories counted
+    (up to COUNTED_SHARE of all) unless the statistics show them held by that share or more."""
+    known, missing = _cached_words(key, words, now)
+    if missing:
+        cap = max(1, int(COUNTED_SHARE * table.rows))
+        found = {
+            word: _Word(tuple(stems), query, matches)
+            for word, stems, query, matches in db.session.execute(
+                _WORDS, {"words": list(missing), "frequent": list(table.frequent), "cap": cap}
+            )
+        }
+        _remember(key, found, now)
+        known.update(found)
+    return known
+
+
+def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> dict[str, Any]:
+    """The bound values of ranking.lexical_score: the WORD_SLOTS weightiest words, the rest NULL."""
+    chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
+    params: dict[str, Any] = {"s_avgdl": avgdl or 1.0}
+    for i in range(WORD_SLOTS):
+        word = chosen[i] if i < len(chosen) else None
+        params[f"s_term_{i}"] = queries[word] if word else None
+        params[f"s_idf_{i}"] = weights[word] if word else None
+    return params
+
+
+def bm25_params(words: Sequence[str], searched: Sequence[str]) -> dict[str, Any]:
+    """PostgreSQL: what models/retrieval/ranking.py's BM25 expression binds for the question's `words`,
+    of which `searched` find the candidates: slot by slot, a word's tsquery and idf, and the average
+    length of a memory. A word no memory holds weighs nothing and takes no slot, unless it is searched
+    (then a count cached before its first memory was written cannot leave its matches unscored)."""
+    key, now = _key(), time.monotonic()
+    table = _postgresql_table(key, now)
+    weights: dict[str, float] = {}
+    queries: dict[str, str] = {}
+    if table.rows < MIN_ROWS:
+        avgdl = 1.0
+        for word, query, matches, rows, average in db.session.execute(_AFRESH, {"words": list(words)}):
+            avgdl = float(average or 1.0)
+            if query and (matches or word in searched):
+                weights[word], queries[word] = idf(max(matches, 1), rows), query
+        return _slots(weights, queries, avgdl)
+    for word, figure in _postgresql_words(key, words, table, now).items():
+        if not figure.stems:
+            continue
+        matches = figure.matches
+        if matches is None:  # the statistics show it common: their share
+            matches = round(min(table.freqs.get(s, 0.0) for s in figure.stems) * table.rows)
+        if matches or word in searched:
+            weights[word], queries[word] = idf(max(matches, 1), table.rows), figure.query
+    return _slots(weights, queries, table.avgdl)
 
 
 def _sqlite_table(key: str, now: float) -> int:
     cached = _tables.get(key)
     if cached is not None and cached[0] > now:
-        return cached[1]
+        return cached[1].rows
     rows = db.session.execute(text("SELECT count(*) FROM agent_memories_fts_docsize")).scalar_one()
-    _tables[key] = (now + CACHE_SECONDS, int(rows), frozenset())
+    _tables[key] = (now + CACHE_SECONDS, _Table(int(rows), {}, 1.0))
     return int(rows)
 
 
@@ -107,24 +218,12 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     """The words among `words` held by at least COMMON_SHARE of all memories."""
     key, now = _key(), time.monotonic()
     if dialect == "postgresql":
-        rows, common = _postgresql_table(key, now)
-        if rows < MIN_ROWS or not common:
+        table = _postgresql_table(key, now)
+        common = {stem for stem, share in table.freqs.items() if share >= COMMON_SHARE}
+        if table.rows < MIN_ROWS or not common:
             return set()
-        known, missing = _cached_words(key, words, now)
-        if missing:
-            found = {
-                word: tuple(stems)
-                for word, stems in db.session.execute(
-                    text(
-                        "SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('english', w))) "
-                        "FROM unnest(CAST(:words AS text[])) AS w"
-                    ),
-                    {"words": list(missing)},
-                )
-            }
-            _remember(key, found, now)
-            known.update(found)
-        return {w for w, stems in known.items() if stems and all(s in common for s in stems)}
+        figures = _postgresql_words(key, words, table, now)
+        return {w for w, f in figures.items() if f.stems and all(s in common for s in f.stems)}
     rows = _sqlite_table(key, now)
     if rows < MIN_ROWS:
         return set()
