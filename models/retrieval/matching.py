@@ -33,12 +33,13 @@ from sqlalchemy import (
     literal_column,
     select,
     table,
+    true,
     union,
     union_all,
 )
 
 from models.memories.memory import AgentMemory
-from models.retrieval.ranking import FTS_CONFIG, FTS_VECTOR, candidate_columns
+from models.retrieval.ranking import FTS_CONFIG, FTS_VECTOR, bm25_length, bm25_words, candidate_columns
 
 MAX_TERMS = 16  # content words searched
 MAX_WORDS = 32  # words scored
@@ -194,20 +195,20 @@ def lexical_pool(
     if dialect != "postgresql":
         return _sqlite_pool(dialect, where, words, others)
     any_word = _match(dialect, "q_any")
-    columns = candidate_columns(dialect)
+    matched = (_T.c.id, _T.c.category, _T.c.updated_at, _T.c.importance, FTS_VECTOR.label("fts_vector"))
     # The matches are fetched once, with what scoring needs: when there are at most EXACT_LIMIT they are
     # the candidates themselves, so the exact path reads the heap once, not twice.
     some = (
-        select(_T.c.id, _T.c.category, _T.c.updated_at, _T.c.importance, FTS_VECTOR.label("fts_vector"))
+        select(*matched)
         .where(*where, any_word)
         .limit(EXACT_LIMIT + 1)
         .cte("some_matches")
         .prefix_with("MATERIALIZED", dialect="postgresql")
     )
     found = select(func.count()).select_from(some).scalar_subquery()
-    parts = [select(*candidate_columns(dialect, source=some.c)).where(found <= EXACT_LIMIT)]
+    parts = [select(some).where(found <= EXACT_LIMIT)]
     recent_any = (
-        select(*columns)
+        select(*matched)
         .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
         .order_by(_T.c.updated_at.desc())
         .limit(POOL_ANY)
@@ -216,6 +217,17 @@ def lexical_pool(
     parts.append(select(recent_any))
     if words > 1:
         every_word = _match(dialect, "q_all")
-        every = select(*columns).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
+        every = select(*matched).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
         parts.append(select(every))
-    return union(*parts)
+    # Each memory once (the newest matches and those holding every word may overlap), scored once.
+    both = union_all(*parts).subquery("matched")
+    nth = func.row_number().over(partition_by=both.c.id).label("nth")
+    numbered = select(both, nth, bm25_length(both.c.fts_vector).label("length")).subquery("m")
+    # OFFSET 0: the candidates stay a subquery of their own, so each row's score is computed once (pulled up
+    # into the ranking, the expression would be copied, and run, wherever the ranking reads the score).
+    return (
+        select(*candidate_columns(dialect, source=numbered.c))
+        .select_from(numbered.join(bm25_words(), true()))
+        .where(numbered.c.nth == 1)
+        .offset(0)
+    )

@@ -162,16 +162,14 @@ def search(
     if text and text.strip() and not words:
         return []  # a query with no searchable words matches nothing
     dialect = db.session.get_bind().dialect.name
-    # PostgreSQL: the words' BM25 figures (FTS5 keeps its own), looked up first so the next step finds
-    # them cached.
-    searched = search_terms(words)
+    # The words that find the candidates (not the stop words) and those that score them (every word);
+    # neither the question's most common words (term_stats).
+    terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
     params: dict[str, Any] = {}
-    if words and dialect == "postgresql":
-        params = term_stats.bm25_params(words, searched)
-    # The words that find the candidates: not the stop words, nor the question's most common words.
-    terms = term_stats.searchable(dialect, searched)
+    if scored and dialect == "postgresql":
+        params = term_stats.bm25_params(scored, terms)  # FTS5 keeps its own figures
     # SQLite: the other words are scored through an FTS5 query of their own (matching.scoring_text).
-    others = [w for w in words if w not in terms] if terms and dialect != "postgresql" else []
+    others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     filters = known_filters(filters)
     capped = tuple(sorted(rag_caps or {}))
     names = [c for c in categories if c is not None]

@@ -2,13 +2,14 @@
 stages after the candidate pool — scoring, per-category caps, the leaders and their relations boost.
 
 - lexical relevance: Okapi BM25 of the candidate for every word of the question, stop words included
-  (the candidates themselves are found by its other words: models/retrieval/matching.py) — for each
-  word the memory holds, idf x (K1 + 1) x tf / (tf + K1 x (1 - B + B x length / average length)), with
-  idf = ln((N - n + 0.5) / (n + 0.5)) and at least 1e-6, n the memories holding the word and N all of
-  them. One rule, two engines (`lexical_score`): SQLite's FTS5 computes exactly this in `bm25()` over
-  its index (porter stems; tf and length in tokens; N, n and the average over the whole index);
-  PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; a word counts once per
-  memory, length in distinct words) with N, n and the average length from
+  (the candidates themselves are found by its other words: models/retrieval/matching.py; in tables of
+  5,000 memories or more, the words held by 5% of them are left out of both: term_stats.search_and_score)
+  — for each word the memory holds, idf x (K1 + 1) x tf / (tf + K1 x (1 - B + B x length / average
+  length)), with idf = ln((N - n + 0.5) / (n + 0.5)) and at least 1e-6, n the memories holding the word
+  and N all of them. One rule, two engines (`lexical_score`): SQLite's FTS5 computes exactly this in
+  `bm25()` over its index (porter stems; tf and length in tokens; N, n and the average over the whole
+  index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
+  positions; length in distinct words) with N, n and the average length from
   models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
   candidate's, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones (with an
   embedder, relevance is fused with the dense one first: models/retrieval/fusion.py);
@@ -43,8 +44,8 @@ from sqlalchemy import (
     literal_column,
     or_,
     select,
+    text,
 )
-from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import KeyedColumnElement
 
@@ -94,34 +95,53 @@ def idf(matches: float, rows: float) -> float:
     return max(math.log(ratio), MIN_IDF) if ratio > 0 else MIN_IDF
 
 
-def _term_frequency(vector: ColumnElement[Any], word: ColumnElement[Any]) -> ColumnElement[Any]:
-    """PostgreSQL: how often the memory holds `word`, a one-lexeme tsquery (tsvector keeps up to 256
-    positions a word). ts_rank with every weight 1 is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6) for a word
-    held tf times, and pi^2 / 6 minus that sum is 1 / (tf + 1/2) give or take 1 / (12 tf^3), so
-    1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf (and 0 for a word not held)."""
-    rank = func.ts_rank(literal_column("'{1,1,1,1}'::real[]"), vector, word)
-    return func.round((6.0 / math.pi**2) / (1.0 - rank) - 0.5)
+BM25_WORDS = "bm25_words"
 
 
-def lexical_score(dialect: str, vector: ColumnElement[Any] = FTS_VECTOR) -> ColumnElement[Any]:
+def bm25_words() -> Subquery:
+    """PostgreSQL: the question's words as one row, `bm25_words` (q: each word's one-lexeme tsquery; w: its
+    idf; at most WORD_SLOTS), from the bound s_terms and s_idf (term_stats.bm25_params). A statement
+    scoring candidates joins it once; each search is planned with its values (models/retrieval/query.py),
+    so the unused slots fold away."""
+    return (
+        text("SELECT CAST(:s_terms AS tsquery[]) AS q, CAST(:s_idf AS double precision[]) AS w")
+        .columns(q=Float, w=Float)  # arrays, read by `lexical_score` only
+        .subquery(BM25_WORDS)
+    )
+
+
+def bm25_length(vector: ColumnElement[Any]) -> ColumnElement[Any]:
+    """PostgreSQL: K1 x (1 - B + B x length / average length) of a memory, its length in distinct words
+    and the average from the bound s_avgdl (term_stats.bm25_params)."""
+    per_word = literal_column(repr(K1 * B)) / bindparam("s_avgdl", type_=Float)
+    return literal_column(repr(K1 * (1.0 - B))) + per_word * func.length(vector)
+
+
+def lexical_score(
+    dialect: str, vector: ColumnElement[Any] = FTS_VECTOR, length: ColumnElement[Any] | None = None
+) -> ColumnElement[Any]:
     """A candidate's BM25 score (> 0) for the question's words (module docstring).
 
-    PostgreSQL: a sum over WORD_SLOTS slots, slot i binding s_term_i (a word's one-lexeme tsquery) and
-    s_idf_i (its idf), NULL when unused, and s_avgdl (the average length of a memory, in distinct
-    words), all from term_stats.bm25_params; each is idf x tf x (K1 + 1) / (tf + k), written
-    idf x (K1 + 1) x (1 - k / (tf + k)) so tf is computed once, and only for a word the memory holds.
-    Each search is planned with its values (models/retrieval/query.py), so the unused slots fold away.
-    SQLite: FTS5 scores the words of the query the candidate was matched by
-    (models/retrieval/matching.py)."""
+    PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
+    `bm25_words`. A sum over WORD_SLOTS slots of idf x tf x (K1 + 1) / (tf + length), written
+    idf x (K1 + 1) x (1 - length / (tf + length)) so tf is read once, and only for a word the memory
+    holds. tf comes from ts_rank of the one word with every weight 1 (tsvector keeps up to 256 positions
+    a word): that is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6), and pi^2 / 6 minus the sum is 1 / (tf + 1/2)
+    give or take 1 / (12 tf^3), so 1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf. Written as SQL text, short:
+    PostgreSQL parses and plans it for every search. SQLite: FTS5 scores the words of the query the
+    candidate was matched by (models/retrieval/matching.py)."""
     if dialect == "postgresql":
-        norm = K1 * (1.0 - B) + (K1 * B / bindparam("s_avgdl", type_=Float)) * func.length(vector)
-        held: ColumnElement[Any] = cast(literal_column("0.0"), Float)
-        for i in range(WORD_SLOTS):
-            word = bindparam(f"s_term_{i}", type_=TSQUERY)
-            tf = _term_frequency(vector, word)
-            weight = bindparam(f"s_idf_{i}", type_=Float) * (1.0 - norm / (tf + norm))
-            held = held + case((vector.op("@@")(word), weight), else_=0.0)
-        return held * (K1 + 1.0)
+        if length is None:
+            raise ValueError("PostgreSQL's BM25 needs the candidate's bm25_length")
+        v, n = (str(c.compile(compile_kwargs={"literal_binds": True})) for c in (vector, length))
+        slots = []
+        for i in range(1, WORD_SLOTS + 1):
+            word = f"{BM25_WORDS}.q[{i}]"
+            tf = f"round({6.0 / math.pi**2!r} / (1.0 - ts_rank('{{1,1,1,1}}'::real[], {v}, {word})) - 0.5)"
+            slots.append(
+                f"CASE WHEN {v} @@ {word} THEN {BM25_WORDS}.w[{i}] * (1.0 - {n} / ({tf} + {n})) ELSE 0.0 END"
+            )
+        return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(slots)}))"), Float)
     return -func.bm25(literal_column("agent_memories_fts"))  # bm25() is negative, better matches more so
 
 
@@ -144,7 +164,8 @@ def candidate_columns(
     ]
     if lexical:
         vector = FTS_VECTOR if source is None else c.fts_vector
-        columns.append(lexical_score(dialect, vector).label("lexical"))
+        length = c.length if dialect == "postgresql" and source is not None else None
+        columns.append(lexical_score(dialect, vector, length).label("lexical"))
     return columns
 
 

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import text
 
 from models.db import db
-from models.retrieval.ranking import FTS_CONFIG, WORD_SLOTS, idf
+from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf
 
 COMMON_SHARE = 0.05
 COUNTED_SHARE = (
@@ -54,7 +54,10 @@ class _Table(NamedTuple):
     rows: int
     freqs: Mapping[str, float]  # PostgreSQL: the most common stems, each with its share of the memories
     avgdl: float  # PostgreSQL: the average length of a memory, in distinct words
-    frequent: tuple[str, ...] = ()  # PostgreSQL: the stems held by COUNTED_SHARE of the memories or more
+    frequent: str = (
+        "{}"  # PostgreSQL: the stems held by COUNTED_SHARE of the memories or more (text[] literal)
+    )
+    common: frozenset[str] = frozenset()  # PostgreSQL: the stems held by COMMON_SHARE of them or more
 
 
 class _Word(NamedTuple):  # PostgreSQL
@@ -93,6 +96,13 @@ def _remember(key: str, found: Mapping[str, Any], now: float) -> None:
             _words[(key, word)] = (now + CACHE_SECONDS, value)
 
 
+def _array_literal(items: Iterable[str]) -> str:
+    """An array literal, bound as text of no type: PostgreSQL reads it once, as the type the statement
+    casts it to, and the driver does not adapt it element by element."""
+    quoted = (item.replace("\\", "\\\\").replace('"', '\\"') for item in items)
+    return "{" + ",".join(f'"{item}"' for item in quoted) + "}"
+
+
 def _postgresql_table(key: str, now: float) -> _Table:
     cached = _tables.get(key)
     if cached is not None and cached[0] > now:
@@ -118,27 +128,33 @@ def _postgresql_table(key: str, now: float) -> _Table:
             ),
             {"pct": min(100.0, 100.0 * LENGTH_SAMPLE / rows)},
         ).scalar_one()
-    frequent = tuple(stem for stem, share in freqs.items() if share >= COUNTED_SHARE)
-    table = _Table(int(rows), freqs, float(avgdl or 1.0), frequent)
+    frequent = _array_literal(stem for stem, share in freqs.items() if share >= COUNTED_SHARE)
+    common = frozenset(stem for stem, share in freqs.items() if share >= COMMON_SHARE)
+    table = _Table(int(rows), freqs, float(avgdl or 1.0), frequent, common)
     _tables[key] = (now + CACHE_SECONDS, table)
     return table
 
 
-_ACTIVE_MATCHES = "SELECT 1 FROM agent_memories AS m WHERE m.deleted_at IS NULL AND m.fts_vector @@ q"
-# A word's stems, its tsquery, and its memories counted up to :cap unless its stems are all :frequent.
+# Each word as a one-lexeme tsquery (its stem: a word of letters and digits is one lexeme to the parser;
+# were it several, the first), its stems, and the memories holding it.
+_STEMMED = f"""SELECT w, stems, CAST(quote_literal(stems[1]) AS tsquery) AS q FROM (
+    SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) AS stems
+    FROM unnest(CAST(:words AS text[])) AS w) AS words"""
+_ACTIVE = "SELECT fts_vector FROM agent_memories WHERE deleted_at IS NULL"
+# Reading no column, the count is answered from the index and the visibility map where it can be.
+_MATCHES = "(SELECT count(*) FROM (SELECT 1 FROM agent_memories WHERE deleted_at IS NULL AND fts_vector @@ q LIMIT :cap) AS found)"
+# Counted up to :cap unless its stems are all :frequent (then the statistics' share is used).
 _WORDS = text(
-    f"""WITH words AS (
-        SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) AS stems,
-        plainto_tsquery('{FTS_CONFIG}', w) AS q FROM unnest(CAST(:words AS text[])) AS w)
-    SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:frequent AS text[]) THEN NULL
-        ELSE (SELECT count(*) FROM ({_ACTIVE_MATCHES} LIMIT :cap) AS found) END
-    FROM words"""
+    f"SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:frequent AS text[]) THEN NULL ELSE {_MATCHES} END "
+    f"FROM ({_STEMMED}) AS s"
 )
+# Under MIN_ROWS memories: every figure counted (each scan stops at :cap = MIN_ROWS rows, so a large table
+# not yet analyzed, whose pg_class row still says 0, costs no more).
 _AFRESH = text(
-    f"""SELECT w, q::text, (SELECT count(*) FROM ({_ACTIVE_MATCHES}) AS found),
-    (SELECT count(*) FROM agent_memories WHERE deleted_at IS NULL),
-    (SELECT avg(length(fts_vector)) FROM agent_memories WHERE deleted_at IS NULL)
-    FROM unnest(CAST(:words AS text[])) AS w, plainto_tsquery('{FTS_CONFIG}', w) AS q"""
+    f"""SELECT w, q::text, {_MATCHES},
+    (SELECT count(*) FROM ({_ACTIVE} LIMIT :cap) AS active),
+    (SELECT avg(length(fts_vector)) FROM ({_ACTIVE} LIMIT :cap) AS active)
+    FROM ({_STEMMED}) AS s"""
 )
 
 
@@ -151,7 +167,7 @@ def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float)
         found = {
             word: _Word(tuple(stems), query, matches)
             for word, stems, query, matches in db.session.execute(
-                _WORDS, {"words": list(missing), "frequent": list(table.frequent), "cap": cap}
+                _WORDS, {"words": list(missing), "frequent": table.frequent, "cap": cap}
             )
         }
         _remember(key, found, now)
@@ -160,41 +176,51 @@ def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float)
 
 
 def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> dict[str, Any]:
-    """The bound values of ranking.lexical_score: the WORD_SLOTS weightiest words, the rest NULL."""
+    """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words. The arrays go as literals
+    (`_array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
+    wherever the statement reads an element."""
     chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
-    params: dict[str, Any] = {"s_avgdl": avgdl or 1.0}
-    for i in range(WORD_SLOTS):
-        word = chosen[i] if i < len(chosen) else None
-        params[f"s_term_{i}"] = queries[word] if word else None
-        params[f"s_idf_{i}"] = weights[word] if word else None
-    return params
+    return {
+        "s_terms": _array_literal(queries[w] for w in chosen),
+        "s_idf": "{" + ",".join(repr(weights[w]) for w in chosen) + "}",
+        "s_avgdl": avgdl or 1.0,
+    }
 
 
 def bm25_params(words: Sequence[str], searched: Sequence[str]) -> dict[str, Any]:
     """PostgreSQL: what models/retrieval/ranking.py's BM25 expression binds for the question's `words`,
-    of which `searched` find the candidates: slot by slot, a word's tsquery and idf, and the average
-    length of a memory. A word no memory holds weighs nothing and takes no slot, unless it is searched
-    (then a count cached before its first memory was written cannot leave its matches unscored)."""
+    of which `searched` find the candidates (ranking.bm25_words): the weightiest words' tsqueries and
+    idfs, and the average length of a memory.
+
+    A word no memory holds scores nothing, and one held by half of them or more 1e-6 a match (FTS5's floor,
+    which only breaks ties): neither takes a slot, except a searched word no memory held when its count
+    was cached (its matches must be scored), and the searched words when all of them are that common
+    (the candidates' scores must not all be 0)."""
     key, now = _key(), time.monotonic()
     table = _postgresql_table(key, now)
+    counted: list[tuple[str, str | None, int]] = []  # (word, tsquery, memories holding it)
+    if table.rows < MIN_ROWS:
+        figures = db.session.execute(_AFRESH, {"words": list(words), "cap": MIN_ROWS}).all()
+        counted = [(word, query, matches) for word, query, matches, _, _ in figures]
+        rows, avgdl = (figures[0][3], float(figures[0][4] or 1.0)) if figures else (0, 1.0)
+    else:
+        rows, avgdl = table.rows, table.avgdl
+        for word, figure in _postgresql_words(key, words, table, now).items():
+            matches = figure.matches
+            if matches is None and figure.stems:  # the statistics show it common: their share
+                matches = round(min(table.freqs.get(s, 0.0) for s in figure.stems) * rows)
+            counted.append((word, figure.query if figure.stems else None, matches or 0))
     weights: dict[str, float] = {}
     queries: dict[str, str] = {}
-    if table.rows < MIN_ROWS:
-        avgdl = 1.0
-        for word, query, matches, rows, average in db.session.execute(_AFRESH, {"words": list(words)}):
-            avgdl = float(average or 1.0)
-            if query and (matches or word in searched):
-                weights[word], queries[word] = idf(max(matches, 1), rows), query
-        return _slots(weights, queries, avgdl)
-    for word, figure in _postgresql_words(key, words, table, now).items():
-        if not figure.stems:
-            continue
-        matches = figure.matches
-        if matches is None:  # the statistics show it common: their share
-            matches = round(min(table.freqs.get(s, 0.0) for s in figure.stems) * table.rows)
-        if matches or word in searched:
-            weights[word], queries[word] = idf(max(matches, 1), table.rows), figure.query
-    return _slots(weights, queries, table.avgdl)
+    for word, query, matches in counted:
+        weight = idf(max(matches, 1), rows)
+        if query and (weight > MIN_IDF and (matches or word in searched)):
+            weights[word], queries[word] = weight, query
+    if not set(weights) & set(searched):  # every searched word is held by half the memories or more
+        for word, query, _ in counted:
+            if query and word in searched:
+                weights[word], queries[word] = MIN_IDF, query
+    return _slots(weights, queries, avgdl)
 
 
 def _sqlite_table(key: str, now: float) -> int:
@@ -219,7 +245,7 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     key, now = _key(), time.monotonic()
     if dialect == "postgresql":
         table = _postgresql_table(key, now)
-        common = {stem for stem, share in table.freqs.items() if share >= COMMON_SHARE}
+        common = table.common
         if table.rows < MIN_ROWS or not common:
             return set()
         figures = _postgresql_words(key, words, table, now)
@@ -229,23 +255,33 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         return set()
     known, missing = _cached_words(key, words, now)
     if missing:
-        # Counted up to the threshold only: a common word costs a short walk of its posting list.
-        cap = int(COMMON_SHARE * rows)
-        count = text(
-            "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w LIMIT :cap)"
-        )
+        # Counted up to the threshold only: a common word costs a short walk of its posting list. One
+        # statement for every missing word.
+        count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i} LIMIT :cap)"
+        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
+        values = {f"w{i}": f'"{w}"' for i, w in enumerate(missing)}
         counts = {
-            w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing
+            missing[i]: int(n)
+            for i, n in db.session.execute(counting, {**values, "cap": int(COMMON_SHARE * rows)})
         }
         _remember(key, counts, now)
         known.update(counts)
     return {w for w, n in known.items() if n >= COMMON_SHARE * rows}
 
 
+def search_and_score(
+    dialect: str, words: Sequence[str], content: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """(the words that find the candidates, the words that score them) of a question's `words`, whose
+    `content` words would find them: a word held by COMMON_SHARE of the memories or more (tables of
+    MIN_ROWS or more) does neither, unless every content word is that common (then they are kept).
+    Leaving common words out of the score too keeps SQLite's bm25() from reading their whole posting
+    lists for their idf on every question; the same rule holds on PostgreSQL, so both rank alike."""
+    common = common_words(dialect, words) if len(words) > 1 else set()
+    terms = [t for t in content if t not in common] or list(content)
+    return terms, [w for w in words if w not in common or w in terms]
+
+
 def searchable(dialect: str, terms: list[str]) -> list[str]:
     """`terms` without the common ones, unless that would leave none."""
-    if len(terms) < 2:
-        return terms
-    common = common_words(dialect, terms)
-    rare = [t for t in terms if t not in common]
-    return rare or terms
+    return search_and_score(dialect, terms, terms)[0]
