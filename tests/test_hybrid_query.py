@@ -300,6 +300,12 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
             conn.execute(sa.text("ANALYZE agent_memories"))
     assert term_stats.searchable(db.engine.dialect.name, ["user", "kayak"]) == ["kayak"]
     assert term_stats.searchable(db.engine.dialect.name, ["user"]) == ["user"]  # nothing rarer: kept
+    # Nor is it scored (SQLite's bm25() would read its whole posting list for its weight); stop words are.
+    words = ["where", "does", "the", "user", "keep", "kayak"]
+    assert term_stats.search_and_score(db.engine.dialect.name, words, ["user", "keep", "kayak"]) == (
+        ["keep", "kayak"],
+        ["where", "does", "keep", "kayak"],
+    )
     hits = query.search(
         agent.id, text="Where does the user keep the kayak?", categories=["profile"], top_k=10
     )

@@ -39,7 +39,14 @@ from sqlalchemy import (
 )
 
 from models.memories.memory import AgentMemory
-from models.retrieval.ranking import FTS_CONFIG, FTS_VECTOR, bm25_length, bm25_words, candidate_columns
+from models.retrieval.ranking import (
+    FTS_CONFIG,
+    FTS_VECTOR,
+    bm25_length,
+    bm25_words,
+    candidate_columns,
+    squashed,
+)
 
 MAX_TERMS = 16  # content words searched
 MAX_WORDS = 32  # words scored
@@ -225,9 +232,13 @@ def lexical_pool(
     numbered = select(both, nth, bm25_length(both.c.fts_vector).label("length")).subquery("m")
     # OFFSET 0: the candidates stay a subquery of their own, so each row's score is computed once (pulled up
     # into the ranking, the expression would be copied, and run, wherever the ranking reads the score).
-    return (
+    once = (
         select(*candidate_columns(dialect, source=numbered.c))
         .select_from(numbered.join(bm25_words(), true()))
         .where(numbered.c.nth == 1)
         .offset(0)
+        .subquery("scored_once")
+    )
+    return select(
+        once.c.id, once.c.category, once.c.recency, once.c.imp, squashed(once.c.lexical).label("lexical")
     )

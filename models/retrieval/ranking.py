@@ -10,9 +10,10 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   `bm25()` over its index (porter stems; tf and length in tokens; N, n and the average over the whole
   index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
   positions; length in distinct words) with N, n and the average length from
-  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
-  candidate's, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones (with an
-  embedder, relevance is fused with the dense one first: models/retrieval/fusion.py);
+  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score, `squashed` into [0, 1),
+  divided by the best candidate's, so the best lexical match has relevance 1.0 and `threshold` drops
+  weaker ones (with an embedder, relevance is fused with the dense one first:
+  models/retrieval/fusion.py);
 - recency: 1 / (1 + age in units of 30 days), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
@@ -120,7 +121,8 @@ def bm25_length(vector: ColumnElement[Any]) -> ColumnElement[Any]:
 def lexical_score(
     dialect: str, vector: ColumnElement[Any] = FTS_VECTOR, length: ColumnElement[Any] | None = None
 ) -> ColumnElement[Any]:
-    """A candidate's BM25 score (> 0) for the question's words (module docstring).
+    """A candidate's BM25 score for the question's words (module docstring): on SQLite `squashed`, on
+    PostgreSQL raw (models/retrieval/matching.py squashes it a layer above).
 
     PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
     `bm25_words`. A sum over WORD_SLOTS slots of idf x tf x (K1 + 1) / (tf + length), written
@@ -142,7 +144,16 @@ def lexical_score(
                 f"CASE WHEN {v} @@ {word} THEN {BM25_WORDS}.w[{i}] * (1.0 - {n} / ({tf} + {n})) ELSE 0.0 END"
             )
         return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(slots)}))"), Float)
-    return -func.bm25(literal_column("agent_memories_fts"))  # bm25() is negative, better matches more so
+    # bm25() is negative, better matches more so.
+    return squashed(-func.bm25(literal_column("agent_memories_fts")))
+
+
+def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:
+    """A BM25 score as the lexical score relevance is computed from: score / (1 + score), in [0, 1)
+    (the best candidate's then divides it), as it always was, so `threshold` and the calibrated hybrid
+    mix (fusion.MIX_LEXICAL) keep their meaning. PostgreSQL applies it a layer above `lexical_score`,
+    which would otherwise be computed twice."""
+    return score / (1.0 + score)
 
 
 def candidate_columns(
