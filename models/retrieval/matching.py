@@ -42,9 +42,11 @@ from models.memories.memory import AgentMemory
 from models.retrieval.ranking import (
     FTS_CONFIG,
     FTS_VECTOR,
+    WORD_SLOTS,
     bm25_length,
     bm25_words,
     candidate_columns,
+    lexical_score,
     squashed,
 )
 
@@ -178,7 +180,7 @@ def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int, oth
 
 
 def lexical_pool(
-    dialect: str, where: list[ColumnElement[bool]], words: int, others: bool = False
+    dialect: str, where: list[ColumnElement[bool]], words: int, others: bool = False, slots: int = WORD_SLOTS
 ) -> Select[Any] | CompoundSelect[Any]:
     """The candidates to rank (id, category, recency, imp, lexical), at bounded cost whatever the words.
 
@@ -195,14 +197,18 @@ def lexical_pool(
     and the POOL_SQLITE newest containing any.
 
     The search terms are bound as q_any and q_all (`match_text`). Every candidate is scored by every word
-    of the question (models/retrieval/ranking.py, `lexical_score`): on PostgreSQL through the words bound
-    slot by slot (term_stats.bm25_params); on SQLite through q_scored (`scoring_text`) when `others`,
+    of the question (models/retrieval/ranking.py, `lexical_score`): on PostgreSQL through `slots` words
+    bound as arrays (term_stats.bm25_params); on SQLite through q_scored (`scoring_text`) when `others`,
     that is when the question has words other than its search terms.
     """
     if dialect != "postgresql":
         return _sqlite_pool(dialect, where, words, others)
     any_word = _match(dialect, "q_any")
-    matched = (_T.c.id, _T.c.category, _T.c.updated_at, _T.c.importance, FTS_VECTOR.label("fts_vector"))
+    matched = (
+        *(_T.c[name] for name in ("id", "category", "updated_at", "importance")),
+        FTS_VECTOR.label("fts_vector"),
+        bm25_length(FTS_VECTOR).label("length"),
+    )
     # The matches are fetched once, with what scoring needs: when there are at most EXACT_LIMIT they are
     # the candidates themselves, so the exact path reads the heap once, not twice.
     some = (
@@ -213,7 +219,6 @@ def lexical_pool(
         .prefix_with("MATERIALIZED", dialect="postgresql")
     )
     found = select(func.count()).select_from(some).scalar_subquery()
-    parts = [select(some).where(found <= EXACT_LIMIT)]
     recent_any = (
         select(*matched)
         .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
@@ -221,21 +226,18 @@ def lexical_pool(
         .limit(POOL_ANY)
         .subquery()
     )
-    parts.append(select(recent_any))
-    if words > 1:
+    common: Select[Any] | CompoundSelect[Any] = select(recent_any)
+    if words > 1:  # the newest matches and those holding every word may overlap: each memory once
         every_word = _match(dialect, "q_all")
         every = select(*matched).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
-        parts.append(select(every))
-    # Each memory once (the newest matches and those holding every word may overlap), scored once.
-    both = union_all(*parts).subquery("matched")
-    nth = func.row_number().over(partition_by=both.c.id).label("nth")
-    numbered = select(both, nth, bm25_length(both.c.fts_vector).label("length")).subquery("m")
-    # OFFSET 0: the candidates stay a subquery of their own, so each row's score is computed once (pulled up
-    # into the ranking, the expression would be copied, and run, wherever the ranking reads the score).
+        common = union(common, select(every))
+    both = union_all(select(some).where(found <= EXACT_LIMIT), common).subquery("matched")
+    # Scored once: OFFSET 0 keeps the candidates a subquery of their own (pulled up into the ranking, the
+    # score's expression would be copied, and run, wherever the ranking reads it).
+    score = lexical_score(dialect, both.c.fts_vector, both.c.length, slots)
     once = (
-        select(*candidate_columns(dialect, source=numbered.c))
-        .select_from(numbered.join(bm25_words(), true()))
-        .where(numbered.c.nth == 1)
+        select(*candidate_columns(dialect, lexical=False, source=both.c), score.label("lexical"))
+        .select_from(both.join(bm25_words(), true()))
         .offset(0)
         .subquery("scored_once")
     )

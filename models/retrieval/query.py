@@ -83,11 +83,13 @@ def statement(
     dense: str | None = None,
     fusion: str = FUSION,
     others: bool = False,
+    slots: int = 0,
 ) -> Select[Any]:
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
     search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
-    other than its search terms, which weigh in the score only; `uncategorized`: whether memories without a
+    other than its search terms, which weigh in the score only (SQLite); `slots`: how many words score
+    (PostgreSQL); `uncategorized`: whether memories without a
     category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
     only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
     `fusion`) or "dense" (vector similarity alone).
@@ -103,11 +105,11 @@ def statement(
     ]
     pool: Select[Any] | CompoundSelect[Any]
     if dense:
-        pool = fused_pool(dialect, where, words if dense == "hybrid" else 0, fusion, others)
+        pool = fused_pool(dialect, where, words if dense == "hybrid" else 0, fusion, others, slots)
     elif not words:
         pool = recent_pool(dialect, where)
     else:
-        pool = lexical_pool(dialect, where, words, others)
+        pool = lexical_pool(dialect, where, words, others, slots)
     candidates = pool.subquery("candidates")
 
     ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
@@ -166,8 +168,9 @@ def search(
     # neither the question's most common words (term_stats).
     terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
     params: dict[str, Any] = {}
+    slots = 0
     if scored and dialect == "postgresql":
-        params = term_stats.bm25_params(scored, terms)  # FTS5 keeps its own figures
+        params, slots = term_stats.bm25_params(scored, terms)  # FTS5 keeps its own figures
     # SQLite: the other words are scored through an FTS5 query of their own (matching.scoring_text).
     others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     filters = known_filters(filters)
@@ -218,6 +221,7 @@ def search(
         dense_mode,
         fusion if dense_mode else FUSION,
         bool(others),
+        slots,
     )
     if dialect == "postgresql":
         # psycopg prepares a statement after a few runs, and PostgreSQL then tries one generic plan for

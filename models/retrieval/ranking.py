@@ -119,13 +119,18 @@ def bm25_length(vector: ColumnElement[Any]) -> ColumnElement[Any]:
 
 
 def lexical_score(
-    dialect: str, vector: ColumnElement[Any] = FTS_VECTOR, length: ColumnElement[Any] | None = None
+    dialect: str,
+    vector: ColumnElement[Any] = FTS_VECTOR,
+    length: ColumnElement[Any] | None = None,
+    slots: int = WORD_SLOTS,
 ) -> ColumnElement[Any]:
     """A candidate's BM25 score for the question's words (module docstring): on SQLite `squashed`, on
     PostgreSQL raw (models/retrieval/matching.py squashes it a layer above).
 
     PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
-    `bm25_words`. A sum over WORD_SLOTS slots of idf x tf x (K1 + 1) / (tf + length), written
+    `bm25_words`, of which `slots` words are read (each search is planned afresh, and every slot costs
+    planning time: the statement has as many as the question has words to score). A sum over the
+    slots of idf x tf x (K1 + 1) / (tf + length), written
     idf x (K1 + 1) x (1 - length / (tf + length)) so tf is read once, and only for a word the memory
     holds. tf comes from ts_rank of the one word with every weight 1 (tsvector keeps up to 256 positions
     a word): that is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6), and pi^2 / 6 minus the sum is 1 / (tf + 1/2)
@@ -136,14 +141,14 @@ def lexical_score(
         if length is None:
             raise ValueError("PostgreSQL's BM25 needs the candidate's bm25_length")
         v, n = (str(c.compile(compile_kwargs={"literal_binds": True})) for c in (vector, length))
-        slots = []
-        for i in range(1, WORD_SLOTS + 1):
+        terms = []
+        for i in range(1, max(slots, 1) + 1):
             word = f"{BM25_WORDS}.q[{i}]"
             tf = f"round({6.0 / math.pi**2!r} / (1.0 - ts_rank('{{1,1,1,1}}'::real[], {v}, {word})) - 0.5)"
-            slots.append(
+            terms.append(
                 f"CASE WHEN {v} @@ {word} THEN {BM25_WORDS}.w[{i}] * (1.0 - {n} / ({tf} + {n})) ELSE 0.0 END"
             )
-        return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(slots)}))"), Float)
+        return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(terms)}))"), Float)
     # bm25() is negative, better matches more so.
     return squashed(-func.bm25(literal_column("agent_memories_fts")))
 
@@ -173,10 +178,9 @@ def candidate_columns(
         recency(dialect, c.updated_at).label("recency"),
         ((importance - 1) / 4.0).label("imp"),
     ]
-    if lexical:
+    if lexical:  # SQLite's; PostgreSQL's pool calls lexical_score itself
         vector = FTS_VECTOR if source is None else c.fts_vector
-        length = c.length if dialect == "postgresql" and source is not None else None
-        columns.append(lexical_score(dialect, vector, length).label("lexical"))
+        columns.append(lexical_score(dialect, vector).label("lexical"))
     return columns
 
 

@@ -175,22 +175,23 @@ def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float)
     return known
 
 
-def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> dict[str, Any]:
+def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> tuple[dict[str, Any], int]:
     """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words. The arrays go as literals
     (`_array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
     wherever the statement reads an element."""
     chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
-    return {
+    params = {
         "s_terms": _array_literal(queries[w] for w in chosen),
         "s_idf": "{" + ",".join(repr(weights[w]) for w in chosen) + "}",
         "s_avgdl": avgdl or 1.0,
     }
+    return params, len(chosen)
 
 
-def bm25_params(words: Sequence[str], searched: Sequence[str]) -> dict[str, Any]:
+def bm25_params(words: Sequence[str], searched: Sequence[str]) -> tuple[dict[str, Any], int]:
     """PostgreSQL: what models/retrieval/ranking.py's BM25 expression binds for the question's `words`,
     of which `searched` find the candidates (ranking.bm25_words): the weightiest words' tsqueries and
-    idfs, and the average length of a memory.
+    idfs, and the average length of a memory; and how many words there are.
 
     A word no memory holds scores nothing, and one held by half of them or more 1e-6 a match (FTS5's floor,
     which only breaks ties): neither takes a slot, except a searched word no memory held when its count
