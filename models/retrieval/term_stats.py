@@ -19,8 +19,8 @@ extra statement once its words have been seen):
   threshold.
 
 What BM25 weighs the words by (PostgreSQL; FTS5 keeps its own figures for `bm25()`): `bm25_params` —
-N, the memories; n, each word's memories, from the same statistics for the common ones and counted
-through the full-text index (up to COMMON_SHARE of N) for the others; the average length of a memory.
+N, the memories; n, each word's memories, from the same statistics for the words they list (the
+commonest) and counted through the full-text index for the others; the average length of a memory.
 Tables under MIN_ROWS memories are counted afresh for every question (cheap there, and exact); larger
 ones are cached like the rest: N from the table's statistics, the average length from a sample.
 
@@ -41,9 +41,6 @@ from models.db import db
 from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf
 
 COMMON_SHARE = 0.05
-COUNTED_SHARE = (
-    0.005  # PostgreSQL: a word's memories are counted below this share, read from the statistics above
-)
 MIN_ROWS = 5000
 CACHE_SECONDS = 600.0
 MAX_WORDS = 50_000  # cached word figures per process; the oldest half is dropped past it
@@ -54,16 +51,15 @@ class _Table(NamedTuple):
     rows: int
     freqs: Mapping[str, float]  # PostgreSQL: the most common stems, each with its share of the memories
     avgdl: float  # PostgreSQL: the average length of a memory, in distinct words
-    frequent: str = (
-        "{}"  # PostgreSQL: the stems held by COUNTED_SHARE of the memories or more (text[] literal)
-    )
     common: frozenset[str] = frozenset()  # PostgreSQL: the stems held by COMMON_SHARE of them or more
+    listed: str = "{}"  # PostgreSQL: the stems the statistics list (a text[] literal)
+    cap: int = 1  # PostgreSQL: how far an unlisted word's memories are counted (rarer than any listed one)
 
 
 class _Word(NamedTuple):  # PostgreSQL
     stems: tuple[str, ...]
     query: str  # its tsquery, as text
-    matches: int | None  # the memories holding it (up to COUNTED_SHARE of them); None: from the statistics
+    matches: int | None  # the memories holding it (counted up to the table's cap); None: listed
 
 
 _lock = threading.Lock()
@@ -128,9 +124,10 @@ def _postgresql_table(key: str, now: float) -> _Table:
             ),
             {"pct": min(100.0, 100.0 * LENGTH_SAMPLE / rows)},
         ).scalar_one()
-    frequent = _array_literal(stem for stem, share in freqs.items() if share >= COUNTED_SHARE)
     common = frozenset(stem for stem, share in freqs.items() if share >= COMMON_SHARE)
-    table = _Table(int(rows), freqs, float(avgdl or 1.0), frequent, common)
+    # A stem the statistics do not list is rarer than the rarest they do, give or take the sample's error.
+    cap = max(1, int(2 * min(freqs.values(), default=COMMON_SHARE) * rows))
+    table = _Table(int(rows), freqs, float(avgdl or 1.0), common, _array_literal(freqs), cap)
     _tables[key] = (now + CACHE_SECONDS, table)
     return table
 
@@ -143,9 +140,9 @@ _STEMMED = f"""SELECT w, stems, CAST(quote_literal(stems[1]) AS tsquery) AS q FR
 _ACTIVE = "SELECT fts_vector FROM agent_memories WHERE deleted_at IS NULL"
 # Reading no column, the count is answered from the index and the visibility map where it can be.
 _MATCHES = "(SELECT count(*) FROM (SELECT 1 FROM agent_memories WHERE deleted_at IS NULL AND fts_vector @@ q LIMIT :cap) AS found)"
-# Counted up to :cap unless its stems are all :frequent (then the statistics' share is used).
+# Counted up to :cap unless the statistics list its stems (then their share is used).
 _WORDS = text(
-    f"SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:frequent AS text[]) THEN NULL ELSE {_MATCHES} END "
+    f"SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:listed AS text[]) THEN NULL ELSE {_MATCHES} END "
     f"FROM ({_STEMMED}) AS s"
 )
 # Under MIN_ROWS memories: every figure counted (each scan stops at :cap = MIN_ROWS rows, so a large table
@@ -160,14 +157,14 @@ _AFRESH = text(
 
 def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float) -> dict[str, _Word]:
     """The figures of `words`, cached; the missing ones read in one statement, their memories counted
-    (up to COUNTED_SHARE of all) unless the statistics show them held by that share or more."""
+    unless the statistics list their stems (the rarest they list is held by about 0.1% of 100,000
+    memories: a count is a short walk)."""
     known, missing = _cached_words(key, words, now)
     if missing:
-        cap = max(1, int(COUNTED_SHARE * table.rows))
         found = {
             word: _Word(tuple(stems), query, matches)
             for word, stems, query, matches in db.session.execute(
-                _WORDS, {"words": list(missing), "frequent": table.frequent, "cap": cap}
+                _WORDS, {"words": list(missing), "listed": table.listed, "cap": table.cap}
             )
         }
         _remember(key, found, now)
