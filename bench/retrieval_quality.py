@@ -139,8 +139,9 @@ def bm25_ranks(texts: list[str], cases: list[tuple[str, int]]) -> list[int | Non
     return ranks
 
 
-def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[str, list]:
-    """Seed one agent with `texts`, embed them, and rank every case in every mode. Returns mode -> ranks."""
+def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> tuple[str, dict[str, list]]:
+    """Seed one agent with `texts`, embed them, and rank every case in every mode. Returns the embedder's
+    label (read in the app, where the configuration is) and mode -> ranks."""
     from flask_migrate import upgrade
 
     from console import create_app
@@ -149,6 +150,7 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
     from models.changes.mutations import create_memory
     from models.retrieval import fusion, query
 
+    label = "none (lexical only)"
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
                       "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-quality-redis-")})  # fmt: skip
     out: dict[str, list] = {}
@@ -180,6 +182,7 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
 
         out["lexical"] = ranks(mode="lexical")
         if embeddings.semantic_embedder() is not None:
+            label = embeddings.get_embedder().label
             out["dense"] = ranks(mode="dense")
             out["hybrid (rrf)"] = ranks(fusion="rrf")
             default = fusion.MIX_LEXICAL
@@ -192,7 +195,8 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> dict[
             out["hybrid (default)"] = ranks()
         db.session.remove()
         db.engine.dispose()
-    return out
+    print(f"  embedder: {label}", flush=True)
+    return label, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,18 +218,20 @@ def main(argv: list[str] | None = None) -> int:
     where = {old: new for new, old in enumerate(order)}
     cases = [(q, where[i]) for i, item in enumerate(labelled) for q in item["questions"]]
     no_overlap = [shares_no_content_word(q, texts[i]) for q, i in cases]
-    from jobs.embeddings import get_embedder, semantic_embedder
-
-    embedder_label = get_embedder().label if semantic_embedder() is not None else "none (lexical only)"
-    print(f"{len(texts)} memories, {len(cases)} questions ({sum(no_overlap)} sharing no content word); "
-          f"embedder: {embedder_label}", flush=True)  # fmt: skip
+    print(
+        f"{len(texts)} memories, {len(cases)} questions ({sum(no_overlap)} sharing no content word)",
+        flush=True,
+    )
+    embedder_label = "none (lexical only)"
     results: dict[str, dict[str, list]] = {"any": {"BM25 (rank-bm25)": bm25_ranks(texts, cases)}}
     mixes = [float(x) for x in args.mix.split(",") if x.strip()]
     for database in [d.strip() for d in args.databases.split(",") if d.strip()]:
         print(f"{database}:", flush=True)
         if database == "sqlite":
             folder = tempfile.mkdtemp(prefix="memconsole-quality-")
-            results[database] = run_database(f"sqlite:///{folder}/quality.sqlite", texts, cases, mixes)
+            embedder_label, results[database] = run_database(
+                f"sqlite:///{folder}/quality.sqlite", texts, cases, mixes
+            )
         else:
             import sqlalchemy as sa
 
@@ -234,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                 conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)'))
                 conn.execute(sa.text(f'CREATE DATABASE "{PG_DB}"'))
             try:
-                results[database] = run_database(
+                embedder_label, results[database] = run_database(
                     PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + PG_DB, texts, cases, mixes
                 )
             finally:

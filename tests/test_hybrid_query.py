@@ -114,11 +114,11 @@ def paraphrase_set(agent):
     return target, decoy, others
 
 
-def test_query_terms_drop_stop_words_but_keep_pronouns_and_a_query_made_only_of_them():
-    assert matching.query_terms("What would the user like to study after finishing this course?") == [
-        "user", "like", "study", "finishing", "course",
-    ]  # fmt: skip
-    assert matching.query_terms("Where is her desk?") == ["her", "desk"]  # whose memory is meant
+def test_stop_words_search_nothing_but_are_scored_and_a_query_made_only_of_them_searches_them():
+    question = "What would the user like to study after finishing this course?"
+    assert matching.query_terms(question) == ["user", "like", "study", "finishing", "course"]
+    assert matching.question_words("Where is her desk? Her desk!") == ["where", "is", "her", "desk"]
+    assert matching.query_terms("Where is her desk?") == ["desk"]
     assert matching.query_terms("what is it") == ["what", "is", "it"]
 
 
@@ -300,6 +300,12 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
             conn.execute(sa.text("ANALYZE agent_memories"))
     assert term_stats.searchable(db.engine.dialect.name, ["user", "kayak"]) == ["kayak"]
     assert term_stats.searchable(db.engine.dialect.name, ["user"]) == ["user"]  # nothing rarer: kept
+    # Nor is it scored (SQLite's bm25() would read its whole posting list for its weight); stop words are.
+    words = ["where", "does", "the", "user", "keep", "kayak"]
+    assert term_stats.search_and_score(db.engine.dialect.name, words, ["user", "keep", "kayak"]) == (
+        ["keep", "kayak"],
+        ["where", "does", "keep", "kayak"],
+    )
     hits = query.search(
         agent.id, text="Where does the user keep the kayak?", categories=["profile"], top_k=10
     )

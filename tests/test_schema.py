@@ -8,8 +8,8 @@ from models.history.partitions import schema_compared
 
 
 def _compared(obj, name, type_, reflected, compare_to) -> bool:
-    """Everything but the full-text index of memory.query, dialect-specific DDL in revision 0003 outside
-    the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow tables), PostgreSQL's
+    """Everything but the full-text index of memory.query, dialect-specific DDL in revisions 0003 and 0017
+    outside the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow tables), PostgreSQL's
     generated column `agent_memories.fts_vector` and its GIN index `agent_memories_fts`; and what PostgreSQL's
     history partitions add (revision 0016: the partitions themselves, the partition key in a unique index)."""
     full_text = (name or "").startswith("agent_memories_fts") or (type_ == "column" and name == "fts_vector")

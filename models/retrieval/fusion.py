@@ -27,7 +27,7 @@ from sqlalchemy import (
 
 from models.memories.memory import AgentMemory
 from models.retrieval.matching import lexical_pool
-from models.retrieval.ranking import candidate_columns
+from models.retrieval.ranking import WORD_SLOTS, candidate_columns
 
 # How many nearest memories join the candidates, more when filters other than user_id will drop some of
 # them; how lexical and dense relevance are fused.
@@ -61,7 +61,14 @@ def _dense_candidates(dialect: str) -> Subquery:
     return text(sql).columns(id=Integer, score=Float, rank=Integer).subquery("dense")
 
 
-def fused_pool(dialect: str, where: list[ColumnElement[bool]], words: int, fusion: str) -> Select[Any]:
+def fused_pool(
+    dialect: str,
+    where: list[ColumnElement[bool]],
+    words: int,
+    fusion: str,
+    others: bool = False,
+    slots: int = WORD_SLOTS,
+) -> Select[Any]:
     """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`lexical_pool`, when
     there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
 
@@ -79,7 +86,7 @@ def fused_pool(dialect: str, where: list[ColumnElement[bool]], words: int, fusio
         )
     ]
     if words:
-        parts.append(select(lexical_pool(dialect, where, words).subquery()))
+        parts.append(select(lexical_pool(dialect, where, words, others, slots).subquery()))
     both = union_all(*parts).subquery("both_rankings")
     # A memory both rankings found appears twice: once, with its lexical score.
     merged = (

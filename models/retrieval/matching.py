@@ -1,8 +1,12 @@
 """memory.query's candidates (docs/spec/003-memory-system.md §6): which memories a query's words match,
 and the bounded pool of them the ranking scores (models/retrieval/ranking.py).
 
-Words are OR-ed: a memory matching more of them ranks higher. The engines: PostgreSQL full-text search
-over the stored, GIN-indexed `fts_vector`; SQLite FTS5 over `agent_memories_fts`.
+Every word of the question weighs in the score (BM25: the rarer a word, the more it counts, so stop
+words count little); the memories are found by its content words — the words that are not stop words
+(`search_terms`) — OR-ed, so a memory sharing only "is" or "the" with a question is never a
+candidate. The engines: PostgreSQL full-text search over the stored, GIN-indexed `fts_vector`
+(configuration `memconsole_english`: 'english' keeping its stop words, migration 0017); SQLite FTS5
+over `agent_memories_fts`.
 
 Bounded work, whatever the words (see `lexical_pool`): a query whose words match at most EXACT_LIMIT
 memories ranks every match; one of common words ("user") ranks the newest POOL_ANY matches plus up to
@@ -29,29 +33,40 @@ from sqlalchemy import (
     literal_column,
     select,
     table,
+    true,
     union,
+    union_all,
 )
 
 from models.memories.memory import AgentMemory
-from models.retrieval.ranking import FTS_VECTOR, candidate_columns
+from models.retrieval.ranking import (
+    FTS_CONFIG,
+    FTS_VECTOR,
+    WORD_SLOTS,
+    bm25_length,
+    bm25_words,
+    candidate_columns,
+    lexical_score,
+    squashed,
+)
 
-MAX_TERMS = 16
+MAX_TERMS = 16  # content words searched
+MAX_WORDS = 32  # words scored
 MAX_TERM_CHARS = 64
 EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see lexical_pool)
 POOL_ALL = 500  # candidates containing every query word
 POOL_ANY = 50  # candidates containing any query word, newest first (>= the largest top_k)
 POOL_RECENT = 500  # without query words: the newest memories, ranked by recency and importance
 POOL_SQLITE = 1000  # SQLite: candidates containing any query word, newest first
-FTS_CONFIG: ColumnElement[Any] = literal_column("'english'::regconfig")
+_CONFIG: ColumnElement[Any] = literal_column(f"'{FTS_CONFIG}'::regconfig")
 
-# PostgreSQL's 'english' text-search stop words (the list its full-text search drops anyway), plus the
-# modal verbs questions are made of, less the third-person pronouns: "she" and "his" say whose memory is
-# meant (on SQLite; PostgreSQL's own list drops them). On the labelled set (bench/retrieval_quality.py)
-# keeping them lifts SQLite's recall@5 from 30.8 to 32.7 %.
+# PostgreSQL's 'english' text-search stop words, plus the modal verbs questions are made of: words that
+# find no memory (most memories hold some), but weigh in the score of those the other words found.
 STOP_WORDS = frozenset(
     """
 would could might shall also
-i me my myself we our ours ourselves you your yours yourself yourselves
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+herself they them their theirs themselves
 it its itself what which who whom this that these those am is are was were be
 been being have has had having do does did doing a an the and but if or because as until while of at by for with
 about against between into through during before after above below to from up down in out on off over under again
@@ -79,15 +94,26 @@ for _name, _columns in (
     )
 
 
-def query_terms(text: str | None) -> list[str]:
-    """Words of the query (letters and digits only), lower-cased, de-duplicated, at most 16, English stop
-    words left out ("what would she like to study" searches "like study"): a whole question ORs
-    together a dozen words, and the stop words among them match most of an agent's memories, which made
-    natural-language questions slow without making them better. A query of stop words only keeps them."""
+def question_words(text: str | None) -> list[str]:
+    """The words the ranking scores: every word of the query (letters and digits only), lower-cased,
+    de-duplicated, at most MAX_WORDS, stop words included ("is", "her", the "s" of "Maya's")."""
     words = re.findall(r"[^\W_]+", (text or "").lower())
-    words = list(dict.fromkeys(w[:MAX_TERM_CHARS] for w in words if w not in ("or", "and", "not")))
+    return list(dict.fromkeys(w[:MAX_TERM_CHARS] for w in words if w not in ("or", "and", "not")))[:MAX_WORDS]
+
+
+def search_terms(words: list[str]) -> list[str]:
+    """The words that find the candidates: `words` without the stop words, at most MAX_TERMS ("what would
+    she like to study" searches "like study"). A whole question ORs together a dozen words, and the stop
+    words among them match most of an agent's memories: searching them made questions slow and, since
+    a memory sharing only stop words with a question then crowded out one sharing its content, worse
+    (bench/retrieval_quality.py). A query of stop words only searches them."""
     content = [w for w in words if w not in STOP_WORDS]
     return (content or words)[:MAX_TERMS]
+
+
+def query_terms(text: str | None) -> list[str]:
+    """The query's search terms (`search_terms` of `question_words`)."""
+    return search_terms(question_words(text))
 
 
 def match_text(dialect: str, terms: list[str], *, every: bool) -> str:
@@ -97,13 +123,18 @@ def match_text(dialect: str, terms: list[str], *, every: bool) -> str:
     return (" " if every else " OR ").join(f'"{t}"' for t in terms)  # FTS5: each word a quoted string
 
 
-def _match(dialect: str, param: str) -> tuple[ColumnElement[Any], ColumnElement[Any] | None]:
-    """The full-text match of the bound query `param`: (WHERE clause, PostgreSQL's tsquery or None). On
-    SQLite the clause needs agent_memories joined to its FTS5 index (`_FTS_JOIN`)."""
+def scoring_text(terms: list[str], others: list[str]) -> str:
+    """SQLite: the FTS5 query that scores a candidate by every word — a search term and any of the other
+    words — without finding more candidates (FTS5's bm25() scores every phrase of its query)."""
+    return f"({match_text('sqlite', terms, every=False)}) AND ({match_text('sqlite', others, every=False)})"
+
+
+def _match(dialect: str, param: str) -> ColumnElement[Any]:
+    """The full-text match of the bound query `param`. On SQLite the clause needs agent_memories joined
+    to its FTS5 index (`_FTS_JOIN`)."""
     if dialect == "postgresql":
-        tsquery = func.websearch_to_tsquery(FTS_CONFIG, bindparam(param, type_=String))
-        return FTS_VECTOR.op("@@")(tsquery), tsquery
-    return literal_column("agent_memories_fts").op("MATCH")(bindparam(param, type_=String)), None
+        return FTS_VECTOR.op("@@")(func.websearch_to_tsquery(_CONFIG, bindparam(param, type_=String)))
+    return literal_column("agent_memories_fts").op("MATCH")(bindparam(param, type_=String))
 
 
 def recent_pool(dialect: str, where: list[ColumnElement[bool]]) -> Select[Any]:
@@ -116,21 +147,40 @@ def recent_pool(dialect: str, where: list[ColumnElement[bool]]) -> Select[Any]:
     )
 
 
-def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int) -> Select[Any]:
+def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int, others: bool) -> Select[Any]:
     def newest(param: str, limit: int) -> Select[Any]:
-        match, _ = _match(dialect, param)
         ids = select(_T.c.id).select_from(_FTS_JOIN)
-        return select(ids.where(*where, match).order_by(_T.c.updated_at.desc()).limit(limit).subquery())
+        return select(
+            ids.where(*where, _match(dialect, param)).order_by(_T.c.updated_at.desc()).limit(limit).subquery()
+        )
 
-    ids: Select[Any] | CompoundSelect[Any] = newest("q_any", POOL_SQLITE)
+    found: Select[Any] | CompoundSelect[Any] = newest("q_any", POOL_SQLITE)
     if words > 1:
-        ids = union(newest("q_all", POOL_ALL), ids)
-    match, _ = _match(dialect, "q_any")
-    return select(*candidate_columns(dialect)).select_from(_FTS_JOIN).where(_T.c.id.in_(ids), match)
+        found = union(newest("q_all", POOL_ALL), found)
+    ids = found.cte("candidate_ids")
+
+    def scored(param: str) -> Select[Any]:
+        in_pool = _T.c.id.in_(select(ids.c.id))
+        return (
+            select(*candidate_columns(dialect)).select_from(_FTS_JOIN).where(in_pool, _match(dialect, param))
+        )
+
+    if not others:
+        return scored("q_any")
+    # Scored twice, the better score kept: by the search terms alone (q_any), and, for the candidates
+    # holding any other word of the question too, by every word (q_scored, see `scoring_text`).
+    both = union_all(scored("q_any"), scored("q_scored")).subquery("scored_twice")
+    return select(
+        both.c.id,
+        func.max(both.c.category).label("category"),
+        func.max(both.c.recency).label("recency"),
+        func.max(both.c.imp).label("imp"),
+        func.max(both.c.lexical).label("lexical"),
+    ).group_by(both.c.id)
 
 
 def lexical_pool(
-    dialect: str, where: list[ColumnElement[bool]], words: int
+    dialect: str, where: list[ColumnElement[bool]], words: int, others: bool = False, slots: int = WORD_SLOTS
 ) -> Select[Any] | CompoundSelect[Any]:
     """The candidates to rank (id, category, recency, imp, lexical), at bounded cost whatever the words.
 
@@ -145,32 +195,52 @@ def lexical_pool(
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
+
+    The search terms are bound as q_any and q_all (`match_text`). Every candidate is scored by every word
+    of the question (models/retrieval/ranking.py, `lexical_score`): on PostgreSQL through `slots` words
+    bound as arrays (term_stats.bm25_params); on SQLite through q_scored (`scoring_text`) when `others`,
+    that is when the question has words other than its search terms.
     """
     if dialect != "postgresql":
-        return _sqlite_pool(dialect, where, words)
-    any_word, tsquery = _match(dialect, "q_any")
-    columns = candidate_columns(dialect, tsquery)
+        return _sqlite_pool(dialect, where, words, others)
+    any_word = _match(dialect, "q_any")
+    matched = (
+        *(_T.c[name] for name in ("id", "category", "updated_at", "importance")),
+        FTS_VECTOR.label("fts_vector"),
+        bm25_length(FTS_VECTOR).label("length"),
+    )
     # The matches are fetched once, with what scoring needs: when there are at most EXACT_LIMIT they are
     # the candidates themselves, so the exact path reads the heap once, not twice.
     some = (
-        select(_T.c.id, _T.c.category, _T.c.updated_at, _T.c.importance, FTS_VECTOR.label("fts_vector"))
+        select(*matched)
         .where(*where, any_word)
         .limit(EXACT_LIMIT + 1)
         .cte("some_matches")
         .prefix_with("MATERIALIZED", dialect="postgresql")
     )
     found = select(func.count()).select_from(some).scalar_subquery()
-    parts = [select(*candidate_columns(dialect, tsquery, source=some.c)).where(found <= EXACT_LIMIT)]
     recent_any = (
-        select(*columns)
+        select(*matched)
         .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
         .order_by(_T.c.updated_at.desc())
         .limit(POOL_ANY)
         .subquery()
     )
-    parts.append(select(recent_any))
-    if words > 1:
-        every_word, _ = _match(dialect, "q_all")
-        every = select(*columns).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
-        parts.append(select(every))
-    return union(*parts)
+    common: Select[Any] | CompoundSelect[Any] = select(recent_any)
+    if words > 1:  # the newest matches and those holding every word may overlap: each memory once
+        every_word = _match(dialect, "q_all")
+        every = select(*matched).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
+        common = union(common, select(every))
+    both = union_all(select(some).where(found <= EXACT_LIMIT), common).subquery("matched")
+    # Scored once: OFFSET 0 keeps the candidates a subquery of their own (pulled up into the ranking, the
+    # score's expression would be copied, and run, wherever the ranking reads it).
+    score = lexical_score(dialect, both.c.fts_vector, both.c.length, slots)
+    once = (
+        select(*candidate_columns(dialect, lexical=False, source=both.c), score.label("lexical"))
+        .select_from(both.join(bm25_words(), true()))
+        .offset(0)
+        .subquery("scored_once")
+    )
+    return select(
+        once.c.id, once.c.category, once.c.recency, once.c.imp, squashed(once.c.lexical).label("lexical")
+    )

@@ -28,7 +28,14 @@ from models.memories.memory import AgentMemory
 from models.retrieval import ranking, term_stats
 from models.retrieval.filters import FILTERS, filter_params, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, fused_pool
-from models.retrieval.matching import lexical_pool, match_text, query_terms, recent_pool
+from models.retrieval.matching import (
+    lexical_pool,
+    match_text,
+    question_words,
+    recent_pool,
+    scoring_text,
+    search_terms,
+)
 
 RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
 RESULT_COLUMNS = (
@@ -75,10 +82,14 @@ def statement(
     uncategorized: bool = False,
     dense: str | None = None,
     fusion: str = FUSION,
+    others: bool = False,
+    slots: int = 0,
 ) -> Select[Any]:
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
-    query words there are (0, 1, or 2 standing for more); `uncategorized`: whether memories without a
+    search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
+    other than its search terms, which weigh in the score only (SQLite); `slots`: how many words score
+    (PostgreSQL); `uncategorized`: whether memories without a
     category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
     only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
     `fusion`) or "dense" (vector similarity alone).
@@ -94,11 +105,11 @@ def statement(
     ]
     pool: Select[Any] | CompoundSelect[Any]
     if dense:
-        pool = fused_pool(dialect, where, words if dense == "hybrid" else 0, fusion)
+        pool = fused_pool(dialect, where, words if dense == "hybrid" else 0, fusion, others, slots)
     elif not words:
         pool = recent_pool(dialect, where)
     else:
-        pool = lexical_pool(dialect, where, words)
+        pool = lexical_pool(dialect, where, words, others, slots)
     candidates = pool.subquery("candidates")
 
     ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
@@ -149,15 +160,23 @@ def search(
         raise ValueError("mode must be hybrid, lexical or dense; fusion rrf or mix")
     if not categories:
         return []
-    terms = query_terms(text)
-    if text and text.strip() and not terms:
+    words = question_words(text)  # every word weighs in the score (models/retrieval/ranking.py)
+    if text and text.strip() and not words:
         return []  # a query with no searchable words matches nothing
     dialect = db.session.get_bind().dialect.name
-    terms = term_stats.searchable(dialect, terms)  # a question's most common words left out: fast
+    # The words that find the candidates (not the stop words) and those that score them (every word);
+    # neither the question's most common words (term_stats).
+    terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
+    params: dict[str, Any] = {}
+    slots = 0
+    if scored and dialect == "postgresql":
+        params, slots = term_stats.bm25_params(scored, terms)  # FTS5 keeps its own figures
+    # SQLite: the other words are scored through an FTS5 query of their own (matching.scoring_text).
+    others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     filters = known_filters(filters)
     capped = tuple(sorted(rag_caps or {}))
     names = [c for c in categories if c is not None]
-    params: dict[str, Any] = {
+    params |= {
         "agent_id": agent_id,
         "categories": names,
         "now": now or utcnow(),
@@ -171,6 +190,8 @@ def search(
         params["q_any"] = match_text(dialect, terms, every=False)
     if len(terms) > 1:
         params["q_all"] = match_text(dialect, terms, every=True)
+    if others:
+        params["q_scored"] = scoring_text(terms, others)
     if threshold is not None:
         params["threshold"] = threshold
     dense_mode = None
@@ -199,6 +220,8 @@ def search(
         len(names) != len(categories),
         dense_mode,
         fusion if dense_mode else FUSION,
+        bool(others),
+        slots,
     )
     if dialect == "postgresql":
         # psycopg prepares a statement after a few runs, and PostgreSQL then tries one generic plan for

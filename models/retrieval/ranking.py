@@ -1,11 +1,19 @@
 """memory.query's ranking (docs/spec/003-memory-system.md §6): what a candidate is scored by, and the
 stages after the candidate pool — scoring, per-category caps, the leaders and their relations boost.
 
-- lexical relevance: PostgreSQL full-text search (`ts_rank` over the stored, GIN-indexed
-  `fts_vector` = to_tsvector('english', content)), or SQLite FTS5 (`bm25` over
-  `agent_memories_fts`); either score is squashed to [0, 1) and divided by the best score among
-  the candidates, so the best lexical match has relevance 1.0 and `threshold` drops weaker ones
-  (with an embedder, relevance is fused with the dense one first: models/retrieval/fusion.py);
+- lexical relevance: Okapi BM25 of the candidate for every word of the question, stop words included
+  (the candidates themselves are found by its other words: models/retrieval/matching.py; in tables of
+  5,000 memories or more, the words held by 5% of them are left out of both: term_stats.search_and_score)
+  — for each word the memory holds, idf x (K1 + 1) x tf / (tf + K1 x (1 - B + B x length / average
+  length)), with idf = ln((N - n + 0.5) / (n + 0.5)) and at least 1e-6, n the memories holding the word
+  and N all of them. One rule, two engines (`lexical_score`): SQLite's FTS5 computes exactly this in
+  `bm25()` over its index (porter stems; tf and length in tokens; N, n and the average over the whole
+  index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
+  positions; length in distinct words) with N, n and the average length from
+  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score, `squashed` into [0, 1),
+  divided by the best candidate's, so the best lexical match has relevance 1.0 and `threshold` drops
+  weaker ones (with an embedder, relevance is fused with the dense one first:
+  models/retrieval/fusion.py);
 - recency: 1 / (1 + age in units of 30 days), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
@@ -20,6 +28,7 @@ statement per shape of request.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -36,6 +45,7 @@ from sqlalchemy import (
     literal_column,
     or_,
     select,
+    text,
 )
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import KeyedColumnElement
@@ -48,6 +58,14 @@ W_RELATED = (
 )
 RECENCY_DAYS = 30.0
 DEFAULT_IMPORTANCE = 2
+# BM25's term-frequency saturation and length normalisation: FTS5's bm25() fixes these two, so the
+# PostgreSQL expression uses them too.
+K1, B = 1.2, 0.75
+MIN_IDF = 1e-6  # FTS5's idf for a word held by half the memories or more: it still counts, a little
+WORD_SLOTS = 16  # PostgreSQL: the most words a question is scored by (term_stats.bm25_params picks them)
+
+FTS_CONFIG = "memconsole_english"
+"""PostgreSQL's text-search configuration of `fts_vector` (migration 0017): 'english' keeping stop words."""
 
 _T = AgentMemory.__table__
 IMPORTANCE: ColumnElement[Any] = func.coalesce(_T.c.importance, DEFAULT_IMPORTANCE)
@@ -55,8 +73,8 @@ IMPORTANCE: ColumnElement[Any] = func.coalesce(_T.c.importance, DEFAULT_IMPORTAN
 importance filters (models/retrieval/filters.py) compare against the same value the ranking scores."""
 
 FTS_VECTOR: ColumnElement[Any] = literal_column("agent_memories.fts_vector")
-"""PostgreSQL's stored to_tsvector('english', content). Public because it is both what `ts_rank` scores
-here and what the candidate pool matches the words against (models/retrieval/matching.py)."""
+"""PostgreSQL's stored to_tsvector(FTS_CONFIG, content). Public because it is both what BM25 scores here
+and what the candidate pool matches the words against (models/retrieval/matching.py)."""
 
 Scored = Literal["fused", "lexical", "recent"]
 
@@ -72,21 +90,79 @@ def recency(dialect: str, updated_at: ColumnElement[Any] = _T.c.updated_at) -> C
     return 1.0 / (1.0 + age_days / RECENCY_DAYS)
 
 
+def idf(matches: float, rows: float) -> float:
+    """A word's weight: FTS5's idf of a word held by `matches` of `rows` memories."""
+    ratio = (rows - matches + 0.5) / (matches + 0.5)
+    return max(math.log(ratio), MIN_IDF) if ratio > 0 else MIN_IDF
+
+
+BM25_WORDS = "bm25_words"
+
+
+def bm25_words() -> Subquery:
+    """PostgreSQL: the question's words as one row, `bm25_words` (q: each word's one-lexeme tsquery; w: its
+    idf; at most WORD_SLOTS), from the bound s_terms and s_idf (term_stats.bm25_params). A statement
+    scoring candidates joins it once; each search is planned with its values (models/retrieval/query.py),
+    so the unused slots fold away."""
+    return (
+        text("SELECT CAST(:s_terms AS tsquery[]) AS q, CAST(:s_idf AS double precision[]) AS w")
+        .columns(q=Float, w=Float)  # arrays, read by `lexical_score` only
+        .subquery(BM25_WORDS)
+    )
+
+
+def bm25_length(vector: ColumnElement[Any]) -> ColumnElement[Any]:
+    """PostgreSQL: K1 x (1 - B + B x length / average length) of a memory, its length in distinct words
+    and the average from the bound s_avgdl (term_stats.bm25_params)."""
+    per_word = literal_column(repr(K1 * B)) / bindparam("s_avgdl", type_=Float)
+    return literal_column(repr(K1 * (1.0 - B))) + per_word * func.length(vector)
+
+
 def lexical_score(
-    dialect: str, tsquery: ColumnElement[Any] | None, vector: ColumnElement[Any] = FTS_VECTOR
+    dialect: str,
+    vector: ColumnElement[Any] = FTS_VECTOR,
+    length: ColumnElement[Any] | None = None,
+    slots: int = WORD_SLOTS,
 ) -> ColumnElement[Any]:
-    """The raw lexical score in [0, 1) of a matched row (`tsquery`: PostgreSQL's parsed words)."""
+    """A candidate's BM25 score for the question's words (module docstring): on SQLite `squashed`, on
+    PostgreSQL raw (models/retrieval/matching.py squashes it a layer above).
+
+    PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
+    `bm25_words`, of which `slots` words are read (each search is planned afresh, and every slot costs
+    planning time: the statement has as many as the question has words to score). A sum over the
+    slots of idf x tf x (K1 + 1) / (tf + length), written
+    idf x (K1 + 1) x (1 - length / (tf + length)) so tf is read once, and only for a word the memory
+    holds. tf comes from ts_rank of the one word with every weight 1 (tsvector keeps up to 256 positions
+    a word): that is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6), and pi^2 / 6 minus the sum is 1 / (tf + 1/2)
+    give or take 1 / (12 tf^3), so 1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf. Written as SQL text, short:
+    PostgreSQL parses and plans it for every search. SQLite: FTS5 scores the words of the query the
+    candidate was matched by (models/retrieval/matching.py)."""
     if dialect == "postgresql":
-        # ts_rank is a float4; in double precision the best match divides to exactly 1.0.
-        return cast(func.ts_rank(vector, tsquery, 32), Float)
-    # bm25() is negative, better matches more so; x / (1 + x) squashes its magnitude into [0, 1).
-    bm25 = -func.bm25(literal_column("agent_memories_fts"))
-    return bm25 / (1.0 + bm25)
+        if length is None:
+            raise ValueError("PostgreSQL's BM25 needs the candidate's bm25_length")
+        v, n = (str(c.compile(compile_kwargs={"literal_binds": True})) for c in (vector, length))
+        terms = []
+        for i in range(1, max(slots, 1) + 1):
+            word = f"{BM25_WORDS}.q[{i}]"
+            tf = f"round({6.0 / math.pi**2!r} / (1.0 - ts_rank('{{1,1,1,1}}'::real[], {v}, {word})) - 0.5)"
+            terms.append(
+                f"CASE WHEN {v} @@ {word} THEN {BM25_WORDS}.w[{i}] * (1.0 - {n} / ({tf} + {n})) ELSE 0.0 END"
+            )
+        return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(terms)}))"), Float)
+    # bm25() is negative, better matches more so.
+    return squashed(-func.bm25(literal_column("agent_memories_fts")))
+
+
+def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:
+    """A BM25 score as the lexical score relevance is computed from: score / (1 + score), in [0, 1)
+    (the best candidate's then divides it), as it always was, so `threshold` and the calibrated hybrid
+    mix (fusion.MIX_LEXICAL) keep their meaning. PostgreSQL applies it a layer above `lexical_score`,
+    which would otherwise be computed twice."""
+    return score / (1.0 + score)
 
 
 def candidate_columns(
     dialect: str,
-    tsquery: ColumnElement[Any] | None = None,
     *,
     lexical: bool = True,
     source: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] | None = None,
@@ -102,15 +178,15 @@ def candidate_columns(
         recency(dialect, c.updated_at).label("recency"),
         ((importance - 1) / 4.0).label("imp"),
     ]
-    if lexical:
+    if lexical:  # SQLite's; PostgreSQL's pool calls lexical_score itself
         vector = FTS_VECTOR if source is None else c.fts_vector
-        columns.append(lexical_score(dialect, tsquery, vector).label("lexical"))
+        columns.append(lexical_score(dialect, vector).label("lexical"))
     return columns
 
 
 def scored(pool: Subquery, kind: Scored) -> Subquery:
     """Each candidate's relevance and score ("scored": id, category, relevance, score). `kind`: "fused"
-    (relevance fused in the pool, relative to its best), "lexical" (the lexical score relative to the
+    (relevance fused in the pool, relative to its best), "lexical" (the BM25 score divided by the
     pool's best) or "recent" (no words: recency and importance alone, relevance NULL)."""
     relevance: ColumnElement[Any]
     if kind == "fused":

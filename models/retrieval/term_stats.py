@@ -1,12 +1,14 @@
-"""Which query words are too common to search by: memory.query's defence against long questions.
+"""Word figures for memory.query: which query words are too common to search by, and, on PostgreSQL, what
+BM25 weighs the words by.
 
-A natural-language question ORs together half a dozen words after its stop words are gone, and one of
-them is often a word most memories contain ("user" in "What did the user decide about the budget?").
-Matching that word alone makes every memory a candidate: the full-text engine reads its whole posting
-list and scores every row, which is what made such questions slow (docs/benchmarks.md). Its weight in
-the score is small anyway — the rarer a word, the more it counts, in ts_rank and BM25 alike — so a word
-found in at least COMMON_SHARE of all memories is left out of the search, as long as a rarer one
-remains (a question made only of common words keeps them all).
+Too common to search by — the defence against long questions. A natural-language question ORs together
+half a dozen words after its stop words are gone, and one of them is often a word most memories contain
+("user" in "What did the user decide about the budget?"). Matching that word alone makes every memory a
+candidate: the full-text engine reads its whole posting list and scores every row, which is what made
+such questions slow (docs/benchmarks.md). Its weight in the score is small anyway — the rarer a word,
+the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left out of
+the search, as long as a rarer one remains (a question made only of common words keeps them all). It
+still weighs in the score of the memories the other words find (models/retrieval/ranking.py).
 
 How common a word is, per database (both cached per process for CACHE_SECONDS, so a question costs no
 extra statement once its words have been seen):
@@ -16,7 +18,13 @@ extra statement once its words have been seen):
 - SQLite: the word's matches in the FTS5 index (porter-stemmed like the search), counted up to the
   threshold.
 
-Both are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: small
+What BM25 weighs the words by (PostgreSQL; FTS5 keeps its own figures for `bm25()`): `bm25_params` —
+N, the memories; n, each word's memories, from the same statistics for the words they list (the
+commonest) and counted through the full-text index for the others; the average length of a memory.
+Tables under MIN_ROWS memories are counted afresh for every question (cheap there, and exact); larger
+ones are cached like the rest: N from the table's statistics, the average length from a sample.
+
+All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: small
 memories are fast whatever the words.
 """
 
@@ -24,21 +32,39 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from sqlalchemy import text
 
 from models.db import db
+from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf
 
 COMMON_SHARE = 0.05
 MIN_ROWS = 5000
 CACHE_SECONDS = 600.0
 MAX_WORDS = 50_000  # cached word figures per process; the oldest half is dropped past it
+LENGTH_SAMPLE = 2000  # PostgreSQL: memories sampled for the average length
+
+
+class _Table(NamedTuple):
+    rows: int
+    freqs: Mapping[str, float]  # PostgreSQL: the most common stems, each with its share of the memories
+    avgdl: float  # PostgreSQL: the average length of a memory, in distinct words
+    common: frozenset[str] = frozenset()  # PostgreSQL: the stems held by COMMON_SHARE of them or more
+    listed: str = "{}"  # PostgreSQL: the stems the statistics list (a text[] literal)
+    cap: int = 1  # PostgreSQL: how far an unlisted word's memories are counted (rarer than any listed one)
+
+
+class _Word(NamedTuple):  # PostgreSQL
+    stems: tuple[str, ...]
+    query: str  # its tsquery, as text
+    matches: int | None  # the memories holding it (counted up to the table's cap); None: listed
+
 
 _lock = threading.Lock()
-_tables: dict[str, tuple[float, int, frozenset[str]]] = {}  # database -> (expires, rows, common stems)
-_words: dict[tuple[str, str], tuple[float, Any]] = {}  # (database, word) -> (expires, stems or count)
+_tables: dict[str, tuple[float, _Table]] = {}  # database -> (expires, figures)
+_words: dict[tuple[str, str], tuple[float, Any]] = {}  # (database, word) -> (expires, _Word or count)
 
 
 def _key() -> str:
@@ -66,10 +92,17 @@ def _remember(key: str, found: Mapping[str, Any], now: float) -> None:
             _words[(key, word)] = (now + CACHE_SECONDS, value)
 
 
-def _postgresql_table(key: str, now: float) -> tuple[int, frozenset[str]]:
+def _array_literal(items: Iterable[str]) -> str:
+    """An array literal, bound as text of no type: PostgreSQL reads it once, as the type the statement
+    casts it to, and the driver does not adapt it element by element."""
+    quoted = (item.replace("\\", "\\\\").replace('"', '\\"') for item in items)
+    return "{" + ",".join(f'"{item}"' for item in quoted) + "}"
+
+
+def _postgresql_table(key: str, now: float) -> _Table:
     cached = _tables.get(key)
     if cached is not None and cached[0] > now:
-        return cached[1], cached[2]
+        return cached[1]
     rows = db.session.execute(
         text("SELECT reltuples::bigint FROM pg_class WHERE oid = 'agent_memories'::regclass")
     ).scalar_one()
@@ -79,19 +112,121 @@ def _postgresql_table(key: str, now: float) -> tuple[int, frozenset[str]]:
             "WHERE schemaname = current_schema() AND tablename = 'agent_memories' AND attname = 'fts_vector'"
         )
     ).first()
-    common: frozenset[str] = frozenset()
+    freqs: dict[str, float] = {}
     if stats is not None and stats[0]:
-        common = frozenset(e for e, f in zip(stats[0], stats[1], strict=False) if f >= COMMON_SHARE)
-    _tables[key] = (now + CACHE_SECONDS, int(rows), common)
-    return int(rows), common
+        freqs = dict(zip(stats[0], stats[1], strict=False))
+    avgdl = 0.0
+    if rows >= MIN_ROWS:  # smaller tables are counted afresh (bm25_params)
+        avgdl = db.session.execute(
+            text(
+                "SELECT avg(length(fts_vector)) FROM agent_memories TABLESAMPLE SYSTEM (:pct) "
+                "WHERE deleted_at IS NULL"
+            ),
+            {"pct": min(100.0, 100.0 * LENGTH_SAMPLE / rows)},
+        ).scalar_one()
+    common = frozenset(stem for stem, share in freqs.items() if share >= COMMON_SHARE)
+    # A stem the statistics do not list is rarer than the rarest they do, give or take the sample's error.
+    cap = max(1, int(2 * min(freqs.values(), default=COMMON_SHARE) * rows))
+    table = _Table(int(rows), freqs, float(avgdl or 1.0), common, _array_literal(freqs), cap)
+    _tables[key] = (now + CACHE_SECONDS, table)
+    return table
+
+
+# Each word as a one-lexeme tsquery (its stem: a word of letters and digits is one lexeme to the parser;
+# were it several, the first), its stems, and the memories holding it.
+_STEMMED = f"""SELECT w, stems, CAST(quote_literal(stems[1]) AS tsquery) AS q FROM (
+    SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) AS stems
+    FROM unnest(CAST(:words AS text[])) AS w) AS words"""
+_ACTIVE = "SELECT fts_vector FROM agent_memories WHERE deleted_at IS NULL"
+# Reading no column, the count is answered from the index and the visibility map where it can be.
+_MATCHES = "(SELECT count(*) FROM (SELECT 1 FROM agent_memories WHERE deleted_at IS NULL AND fts_vector @@ q LIMIT :cap) AS found)"
+# Counted up to :cap unless the statistics list its stems (then their share is used).
+_WORDS = text(
+    f"SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:listed AS text[]) THEN NULL ELSE {_MATCHES} END "
+    f"FROM ({_STEMMED}) AS s"
+)
+# Under MIN_ROWS memories: every figure counted (each scan stops at :cap = MIN_ROWS rows, so a large table
+# not yet analyzed, whose pg_class row still says 0, costs no more).
+_AFRESH = text(
+    f"""SELECT w, q::text, {_MATCHES},
+    (SELECT count(*) FROM ({_ACTIVE} LIMIT :cap) AS active),
+    (SELECT avg(length(fts_vector)) FROM ({_ACTIVE} LIMIT :cap) AS active)
+    FROM ({_STEMMED}) AS s"""
+)
+
+
+def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float) -> dict[str, _Word]:
+    """The figures of `words`, cached; the missing ones read in one statement, their memories counted
+    unless the statistics list their stems (the rarest they list is held by about 0.1% of 100,000
+    memories: a count is a short walk)."""
+    known, missing = _cached_words(key, words, now)
+    if missing:
+        found = {
+            word: _Word(tuple(stems), query, matches)
+            for word, stems, query, matches in db.session.execute(
+                _WORDS, {"words": list(missing), "listed": table.listed, "cap": table.cap}
+            )
+        }
+        _remember(key, found, now)
+        known.update(found)
+    return known
+
+
+def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> tuple[dict[str, Any], int]:
+    """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words. The arrays go as literals
+    (`_array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
+    wherever the statement reads an element."""
+    chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
+    params = {
+        "s_terms": _array_literal(queries[w] for w in chosen),
+        "s_idf": "{" + ",".join(repr(weights[w]) for w in chosen) + "}",
+        "s_avgdl": avgdl or 1.0,
+    }
+    return params, len(chosen)
+
+
+def bm25_params(words: Sequence[str], searched: Sequence[str]) -> tuple[dict[str, Any], int]:
+    """PostgreSQL: what models/retrieval/ranking.py's BM25 expression binds for the question's `words`,
+    of which `searched` find the candidates (ranking.bm25_words): the weightiest words' tsqueries and
+    idfs, and the average length of a memory; and how many words there are.
+
+    A word no memory holds scores nothing, and one held by half of them or more 1e-6 a match (FTS5's floor,
+    which only breaks ties): neither takes a slot, except a searched word no memory held when its count
+    was cached (its matches must be scored), and the searched words when all of them are that common
+    (the candidates' scores must not all be 0)."""
+    key, now = _key(), time.monotonic()
+    table = _postgresql_table(key, now)
+    counted: list[tuple[str, str | None, int]] = []  # (word, tsquery, memories holding it)
+    if table.rows < MIN_ROWS:
+        figures = db.session.execute(_AFRESH, {"words": list(words), "cap": MIN_ROWS}).all()
+        counted = [(word, query, matches) for word, query, matches, _, _ in figures]
+        rows, avgdl = (figures[0][3], float(figures[0][4] or 1.0)) if figures else (0, 1.0)
+    else:
+        rows, avgdl = table.rows, table.avgdl
+        for word, figure in _postgresql_words(key, words, table, now).items():
+            matches = figure.matches
+            if matches is None and figure.stems:  # the statistics show it common: their share
+                matches = round(min(table.freqs.get(s, 0.0) for s in figure.stems) * rows)
+            counted.append((word, figure.query if figure.stems else None, matches or 0))
+    weights: dict[str, float] = {}
+    queries: dict[str, str] = {}
+    for word, query, matches in counted:
+        weight = idf(max(matches, 1), rows)
+        if query and (weight > MIN_IDF and (matches or word in searched)):
+            weights[word], queries[word] = weight, query
+    if not set(weights) & set(searched):  # every searched word is held by half the memories or more
+        for word, query, _ in counted:
+            if query and word in searched:
+                weights[word], queries[word] = MIN_IDF, query
+    return _slots(weights, queries, avgdl)
 
 
 def _sqlite_table(key: str, now: float) -> int:
     cached = _tables.get(key)
     if cached is not None and cached[0] > now:
-        return cached[1]
+        return cached[1].rows
     rows = db.session.execute(text("SELECT count(*) FROM agent_memories_fts_docsize")).scalar_one()
-    _tables[key] = (now + CACHE_SECONDS, int(rows), frozenset())
+    _tables[key] = (now + CACHE_SECONDS, _Table(int(rows), {}, 1.0))
     return int(rows)
 
 
@@ -107,46 +242,44 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     """The words among `words` held by at least COMMON_SHARE of all memories."""
     key, now = _key(), time.monotonic()
     if dialect == "postgresql":
-        rows, common = _postgresql_table(key, now)
-        if rows < MIN_ROWS or not common:
+        table = _postgresql_table(key, now)
+        common = table.common
+        if table.rows < MIN_ROWS or not common:
             return set()
-        known, missing = _cached_words(key, words, now)
-        if missing:
-            found = {
-                word: tuple(stems)
-                for word, stems in db.session.execute(
-                    text(
-                        "SELECT w, array(SELECT lexeme FROM unnest(to_tsvector('english', w))) "
-                        "FROM unnest(CAST(:words AS text[])) AS w"
-                    ),
-                    {"words": list(missing)},
-                )
-            }
-            _remember(key, found, now)
-            known.update(found)
-        return {w for w, stems in known.items() if stems and all(s in common for s in stems)}
+        figures = _postgresql_words(key, words, table, now)
+        return {w for w, f in figures.items() if f.stems and all(s in common for s in f.stems)}
     rows = _sqlite_table(key, now)
     if rows < MIN_ROWS:
         return set()
     known, missing = _cached_words(key, words, now)
     if missing:
-        # Counted up to the threshold only: a common word costs a short walk of its posting list.
-        cap = int(COMMON_SHARE * rows)
-        count = text(
-            "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w LIMIT :cap)"
-        )
+        # Counted up to the threshold only: a common word costs a short walk of its posting list. One
+        # statement for every missing word.
+        count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i} LIMIT :cap)"
+        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
+        values = {f"w{i}": f'"{w}"' for i, w in enumerate(missing)}
         counts = {
-            w: int(db.session.execute(count, {"w": f'"{w}"', "cap": cap}).scalar_one()) for w in missing
+            missing[i]: int(n)
+            for i, n in db.session.execute(counting, {**values, "cap": int(COMMON_SHARE * rows)})
         }
         _remember(key, counts, now)
         known.update(counts)
     return {w for w, n in known.items() if n >= COMMON_SHARE * rows}
 
 
+def search_and_score(
+    dialect: str, words: Sequence[str], content: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """(the words that find the candidates, the words that score them) of a question's `words`, whose
+    `content` words would find them: a word held by COMMON_SHARE of the memories or more (tables of
+    MIN_ROWS or more) does neither, unless every content word is that common (then they are kept).
+    Leaving common words out of the score too keeps SQLite's bm25() from reading their whole posting
+    lists for their idf on every question; the same rule holds on PostgreSQL, so both rank alike."""
+    common = common_words(dialect, words) if len(words) > 1 else set()
+    terms = [t for t in content if t not in common] or list(content)
+    return terms, [w for w in words if w not in common or w in terms]
+
+
 def searchable(dialect: str, terms: list[str]) -> list[str]:
     """`terms` without the common ones, unless that would leave none."""
-    if len(terms) < 2:
-        return terms
-    common = common_words(dialect, terms)
-    rare = [t for t in terms if t not in common]
-    return rare or terms
+    return search_and_score(dialect, terms, terms)[0]

@@ -1,0 +1,107 @@
+"""memory.query's lexical ranking is BM25 over every word of the question (README "Retrieval", issue 14:
+"lexical never below BM25"): stop words weigh in the score, by their idf, but find no memory; the rarer a
+word, the more it counts; shorter memories count a match for more. Both databases, one rule
+(models/retrieval/ranking.py): SQLite's FTS5 bm25() and PostgreSQL's expression over its stored tsvector
+give the same scores here, where no memory repeats a word.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from models.changes.mutations import create_memory
+from models.retrieval import query
+from models.retrieval.matching import STOP_WORDS
+
+K1, B = 1.2, 0.75
+
+
+def reference_bm25(texts: list[str], question: str) -> dict[int, float]:
+    """FTS5's bm25() written out over plain words: the score of each text sharing a non-stop word with the
+    question (the candidates), every word of the question scored."""
+    docs = [re.findall(r"[^\W_]+", t.lower()) for t in texts]
+    words = list(dict.fromkeys(re.findall(r"[^\W_]+", question.lower())))
+    rows, avgdl = len(docs), sum(map(len, docs)) / len(docs)
+    held = Counter(w for d in docs for w in set(d))
+    scores = {}
+    for i, doc in enumerate(docs):
+        if not {w for w in words if w not in STOP_WORDS} & set(doc):
+            continue
+        tf, score = Counter(doc), 0.0
+        for w in words:
+            if tf[w]:
+                idf = max(math.log((rows - held[w] + 0.5) / (held[w] + 0.5)), 1e-6)
+                score += idf * tf[w] * (K1 + 1) / (tf[w] + K1 * (1 - B + B * len(doc) / avgdl))
+        scores[i] = score
+    return scores
+
+
+# No memory repeats a word, and every word is its own stem or stems alike in both engines ("keeps").
+MEMORIES = [
+    "Maya keeps a red kayak in the garage",
+    "Maya keeps her old piano in the hall",
+    "Tom keeps a red kayak by the lake",
+    "Maya sold the blue kayak",
+    "The garage is in town",
+    "It is so",  # stop words only: never a candidate
+    *(
+        f"{name} {verb} {thing}"
+        for name, verb, thing in [
+            ("Priya", "grows", "tomatoes"), ("Ben", "drives", "taxis"), ("Ana", "paints", "portraits"),
+            ("Leo", "walks", "dogs"), ("Zara", "sings", "jazz"), ("Omar", "fixes", "bikes"),
+            ("Ivan", "bakes", "bread"), ("Kofi", "teaches", "math"), ("Hana", "writes", "poems"),
+            ("Felix", "collects", "stamps"),
+        ]
+    ),
+]  # fmt: skip
+QUESTION = "Where is the kayak that Maya keeps in the garage?"
+
+
+def test_lexical_relevance_orders_memories_as_bm25_does(app, make_agent):
+    agent = make_agent(role="supervisor")
+    ids = [
+        create_memory(
+            agent.id, text, actor="agent", memory_type="semantic", category="profile", importance=3
+        ).id
+        for text in MEMORIES
+    ]
+    expected = reference_bm25(MEMORIES, QUESTION)
+    best = max(expected.values())
+    order = sorted(expected, key=lambda i: -expected[i])
+    assert [MEMORIES[i] for i in order[:2]] == [
+        MEMORIES[0],
+        "The garage is in town",
+    ]  # "is", "in", "the" count
+
+    hits = query.search(agent.id, text=QUESTION, categories=["profile"], top_k=len(MEMORIES))
+    assert [h.id for h in hits] == [ids[i] for i in order]  # the stop-word-only memory is not among them
+    for hit, i in zip(hits, order, strict=True):  # relevance: score / (1 + score), over the best's
+        assert hit.relevance == pytest.approx(expected[i] / (1 + expected[i]) / (best / (1 + best)), abs=1e-6)
+
+
+LABELLED = Path(__file__).resolve().parent.parent / "bench" / "data" / "retrieval_set.jsonl"
+
+
+def test_a_labelled_question_that_shares_only_stop_words_and_a_name_with_its_fact_finds_it_first(
+    app, make_agent
+):
+    """From the labelled set (bench/retrieval_quality.py): "Was Leo ever in the military?" shares "leo",
+    "in" and "the" with its fact and no other word. Ranked by its content words alone, every memory about
+    Leo ties on his name; BM25 over every word puts the fact first, as rank-bm25 does on the whole set."""
+    facts = [json.loads(line)["fact"] for line in LABELLED.read_text(encoding="utf-8").splitlines() if line]
+    about_leo = [f for f in facts if f.startswith("Leo")]
+    target = "Leo served in the navy for four years before joining the fire brigade."
+    assert len(about_leo) == 20 and target in about_leo
+    agent = make_agent(role="supervisor")
+    ids = {}
+    for text in [target, *(f for f in about_leo if f != target), *facts[:20]]:  # the fact is the oldest
+        memory = create_memory(agent.id, text, actor="agent", memory_type="semantic", category="profile")
+        ids[text] = memory.id
+    hits = query.search(agent.id, text="Was Leo ever in the military?", categories=["profile"], top_k=3)
+    assert hits[0].id == ids[target]
