@@ -47,8 +47,24 @@ def _caught_up(primary: sa.Engine, replica: sa.Engine, seconds: float = 20) -> N
     raise AssertionError(f"the replica did not replay up to {lsn} within {seconds} s")
 
 
+def _replaying(primary_url: str) -> None:
+    """Resume a replay left paused — by a test process killed before its teardown, or another suite sharing
+    this replica — and wait until the replica has caught up (this test's database included)."""
+    server_db = {"database": "postgres"}
+    primary = sa.create_engine(sa.make_url(primary_url).set(**server_db))
+    replica = sa.create_engine(sa.make_url(_replica_url(primary_url)).set(**server_db))
+    try:
+        with replica.connect() as conn:
+            conn.execute(sa.text("SELECT pg_wal_replay_resume()"))
+        _caught_up(primary, replica)
+    finally:
+        primary.dispose()
+        replica.dispose()
+
+
 @pytest.fixture
 def replica_app(database_url, redis_url, tmp_path) -> Iterator:
+    _replaying(database_url)
     app = create_app(
         {
             "TESTING": True,
