@@ -1,7 +1,7 @@
 """History at scale on PostgreSQL: the same operations at two sizes, so the growth is visible.
 
     .venv/bin/python -m bench.scale --agents 10000 --memories 1000000 --audit 10000000 --label 1M
-    .venv/bin/python -m bench.scale --agents 100000 --memories 10000000 --audit 100000000 --label 10M
+    .venv/bin/python -m bench.scale --agents 100000 --memories 10000000 --audit 100000000 --label 100M --jobs 2
     .venv/bin/python -m bench.scale --section bench/results/scale.section.md   # render from the JSON files
 
 Each run re-creates the database `memconsole_bench_scale` (never another), upgrades it with the Alembic
@@ -73,17 +73,17 @@ SNAPSHOT = """json_build_object(
     'content_ref', m.id)"""
 
 
-def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str, str, dict]]:
-    """(label, SQL, parameters) in order. Round r of memory j happens at
-    t0 + (r * MEMORIES + j) / (ROUNDS * MEMORIES) of the span: one pass per round over the memories in
-    id order, so the rows go in in time order without a sort."""
+def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str, str, dict, bool]]:
+    """(label, SQL, parameters, parallel) in order; consecutive parallel steps may run at once. Round r of
+    memory j happens at t0 + (r * MEMORIES + j) / (ROUNDS * MEMORIES) of the span and its audit record's
+    id is r * MEMORIES + j: ids follow time whichever connection writes the round."""
     words = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]"
     n = len(WORDS)
     whales = max(1, agents // 1000)
     owner = f"""CASE WHEN j % 100 < 1 THEN 1 + (j / 100) % {whales}
                      ELSE 1 + (j::bigint * 7919) % {agents} END"""
     moment = f"(now() - interval '{SPAN_DAYS} days') + ((:round * {memories}::float8 + {{j}}) / ({rounds} * {memories}::float8)) * interval '{SPAN_DAYS} days'"
-    steps: list[tuple[str, str, dict]] = [
+    steps: list[tuple[str, str, dict, bool]] = [
         (
             "agents",
             f"""INSERT INTO agents (id, name, role, core_token_budget, min_retention, mechanic_preconsent, active,
@@ -93,11 +93,13 @@ def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str,
                        now() - interval '{SPAN_DAYS + 1} days'
                 FROM generate_series(1, {agents}) i""",
             {},
+            False,
         ),
         (
             "agents sequence",
             "SELECT setval(pg_get_serial_sequence('agents', 'id'), (SELECT max(id) FROM agents))",
             {},
+            False,
         ),
     ]
     for first in range(1, memories + 1, CHUNK):
@@ -117,6 +119,7 @@ def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str,
                                  || ', note ' || j AS content
                           FROM generate_series(:first, :last) j) s""",
                 {"first": first, "last": last},
+                True,
             )
         )
     steps += [
@@ -124,6 +127,7 @@ def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str,
             "memories sequence",
             "SELECT setval(pg_get_serial_sequence('agent_memories', 'id'), (SELECT max(id) FROM agent_memories))",
             {},
+            False,
         ),
         (
             "audit contents",
@@ -131,11 +135,13 @@ def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str,
                SELECT id, id, encode(sha256(convert_to(content, 'UTF8')), 'hex'), content, token_estimate
                FROM agent_memories ORDER BY id""",
             {},
+            False,
         ),
         (
             "audit contents sequence",
             "SELECT setval(pg_get_serial_sequence('audit_contents', 'id'), (SELECT max(id) FROM audit_contents))",
             {},
+            False,
         ),
     ]
     importance = "1 + (m.id + {r}) % 5"
@@ -157,29 +163,57 @@ def _seed_statements(agents: int, memories: int, rounds: int) -> list[tuple[str,
             steps.append(
                 (
                     f"audit round {r + 1}/{rounds}, {last:,}",
-                    f"""INSERT INTO audit_logs (agent_id, memory_id, session_id, op_id, actor, action, before, after,
-                                               data, created_at)
-                        SELECT m.agent_id, m.id, NULL, md5(m.id || ':' || :round)::uuid::text, {actor}, '{action}',
+                    f"""INSERT INTO audit_logs (id, agent_id, memory_id, session_id, op_id, actor, action, before,
+                                               after, data, created_at)
+                        SELECT {r * memories} + m.id, m.agent_id, m.id, NULL, md5(m.id || ':' || :round)::uuid::text, {actor}, '{action}',
                                {before}, {after}, '{{"fields": ["importance"]}}'::json, {at}
                         FROM agent_memories m WHERE m.id BETWEEN :first AND :last ORDER BY m.id""",
                     {"first": first, "last": last, "round": r},
+                    True,
                 )
             )
+    steps.append(
+        (
+            "audit sequence",
+            "SELECT setval(pg_get_serial_sequence('audit_logs', 'id'), (SELECT max(id) FROM audit_logs))",
+            {},
+            False,
+        )
+    )
     return steps
 
 
-def build(app, agents: int, memories: int, audit: int) -> dict:
+def _run_steps(engine, steps: list[tuple[str, str, dict, bool]], jobs: int) -> None:
+    """Each step in its own autocommitted statement; a run of parallel steps on `jobs` connections at once
+    (the chunks write disjoint ids and, for audit rounds, different months)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(step: tuple[str, str, dict, bool]) -> None:
+        label, sql, params, _ = step
+        t = time.perf_counter()
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text(sql), params)
+        print(f"  {label:<36} {time.perf_counter() - t:7.1f} s", flush=True)
+
+    i = 0
+    while i < len(steps):
+        batch = [steps[i]]
+        while steps[i][3] and i + len(batch) < len(steps) and steps[i + len(batch)][3]:
+            batch.append(steps[i + len(batch)])
+        with ThreadPoolExecutor(max_workers=jobs if len(batch) > 1 else 1) as pool:
+            list(pool.map(run, batch))  # list(): re-raise the first failure
+        i += len(batch)
+
+
+def build(app, agents: int, memories: int, audit: int, jobs: int = 1) -> dict:
     from models import db
 
     rounds = max(1, audit // memories)
     started = time.perf_counter()
     with app.app_context():
         prepare_partitions(db.engine)
+        _run_steps(db.engine, _seed_statements(agents, memories, rounds), jobs)
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            for label, sql, params in _seed_statements(agents, memories, rounds):
-                t = time.perf_counter()
-                conn.execute(sa.text(sql), params)
-                print(f"  {label:<36} {time.perf_counter() - t:7.1f} s", flush=True)
             t = time.perf_counter()
             conn.execute(sa.text("VACUUM (ANALYZE)"))
             print(f"  {'vacuum analyze':<36} {time.perf_counter() - t:7.1f} s", flush=True)
@@ -201,6 +235,25 @@ def build(app, agents: int, memories: int, audit: int) -> dict:
             records = conn.execute(sa.text("SELECT count(*) FROM audit_logs")).scalar_one()
     return {"seed_seconds": round(time.perf_counter() - started), "rounds": rounds, "audit_records": records,
             "bytes": sizes}  # fmt: skip
+
+
+def server_facts(conn) -> dict:
+    """What the figures depend on besides the data: the server's version and memory, and the filesystem its
+    data directory is on (read where it lies: the server is on loopback)."""
+    import subprocess
+
+    facts = {
+        name: conn.execute(sa.text(f"SHOW {name}")).scalar_one()
+        for name in ("server_version", "shared_buffers", "data_directory")
+    }
+    found = subprocess.run(
+        ["findmnt", "-n", "-o", "FSTYPE,OPTIONS", "--target", facts["data_directory"]],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    fstype, _, options = found.stdout.strip().partition(" ")
+    compression = [o for o in options.split(",") if o.startswith("compress")]
+    facts["filesystem"] = " ".join([fstype or "unknown", *compression])
+    return facts
 
 
 def prepare_partitions(engine) -> None:
@@ -301,7 +354,14 @@ def section(results: Path = RESULTS) -> str:
             f"{r['seed_seconds'] / 60:.0f} min)"
             for r in runs
         )
-        + f". Partitioned by month: {', '.join('yes' if r['partitioned'] else 'no' for r in runs)}. "
+        + f". Partitioned by month: {', '.join('yes' if r['partitioned'] else 'no' for r in runs)}. Server: "
+        + "; ".join(
+            f"{r['label']}: PostgreSQL {s['server_version'].split()[0]}, shared_buffers {s['shared_buffers']}, "
+            f"data on {s['filesystem']}, seeded on {r['jobs']} connection(s)"
+            for r in runs
+            if (s := r.get("server"))
+        )
+        + ". "
         "Taken on "
         + ", ".join(f"{r['taken']} (load average {r['load_average']} at the end)" for r in runs)
         + ".",
@@ -326,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--audit", type=int, default=10_000_000)
     parser.add_argument("--label", default="1M")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=1, help="connections seeding at once")
     parser.add_argument("--keep", action="store_true", help="keep the database")
     parser.add_argument(
         "--section", help="only render the section from bench/results/scale_*.json into this file"
@@ -345,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     with admin.connect() as conn:
         conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
         conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
+        server = server_facts(conn)
     url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + DB_NAME
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": uuid.uuid4().hex, "REDIS_URL": "embedded",
                       "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-scale-redis-"),
@@ -358,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
                 db.session.scalar(sa.text("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'audit_logs'::regclass"))
             )  # fmt: skip
         print(f"building {DB_NAME}: {args.agents:,} agents, {args.memories:,} memories, {args.audit:,} audit records", flush=True)  # fmt: skip
-        built = build(app, args.agents, args.memories, args.audit)
+        built = build(app, args.agents, args.memories, args.audit, args.jobs)
         print(f"  built in {built['seed_seconds']} s; audit_logs {built['bytes']['audit_logs'] / 2**30:.1f} GiB", flush=True)  # fmt: skip
         rows = measure(app, args.agents, args.runs)
         with app.app_context():
@@ -373,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         admin.dispose()
     result = {"label": args.label, "agents": args.agents, "memories": args.memories, "partitioned": partitioned,
               "taken": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "load_average": round(os.getloadavg()[0], 1), "runs": args.runs, **built, "rows": rows}  # fmt: skip
+              "load_average": round(os.getloadavg()[0], 1), "runs": args.runs, "jobs": args.jobs,
+              "server": server, **built, "rows": rows}  # fmt: skip
     for r in rows:
         print(f"  {r['name']:<46} median {r['median_ms']:8.1f}  p95 {r['p95_ms']:8.1f} ms")
     (RESULTS / f"scale_{args.label}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
