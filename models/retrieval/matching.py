@@ -197,9 +197,10 @@ def lexical_pool(
     costs about a row read (a heap page) per memory, so the worst case, sparse matches, reads
     EXACT_LIMIT + WINDOW + SORT_LIMIT rows, about 15,500, where an unbounded walk reads POOL_ANY x
     memories / matches (33,000 for 1,500 matches in 1M memories). WINDOW x SORT_LIMIT is about
-    POOL_ANY x 1M: up to 1M memories in the agent the sorted matches are all of them and the newest are
-    exact; beyond it, words matching more than SORT_LIMIT memories that are still too sparse for the
-    window get the newest of SORT_LIMIT of their matches.
+    POOL_ANY x 1M: with up to 1M memories in the agent and matches spread evenly in time, too few in the
+    window means at most about SORT_LIMIT in all, so the fetch holds every match and the newest are
+    exact. Otherwise (a larger agent, or matches bunched in its older memories) a fetch that hits
+    SORT_LIMIT gives the newest of those SORT_LIMIT matches: bounded cost, approximate recency.
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
