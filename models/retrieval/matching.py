@@ -11,9 +11,8 @@ over `agent_memories_fts`.
 Bounded work, whatever the words (see `lexical_pool`): a query whose words match at most EXACT_LIMIT
 memories ranks every match; one of common words ("user") ranks the newest POOL_ANY matches plus up to
 POOL_ALL memories containing every word — recency weighs in the score anyway — instead of scoring a
-large part of the agent's memory on every call. The newest matches come from the agent's newest
-memories (the recency index) or, where the matches are too sparse there, sorted out of a bounded fetch
-of them; a GIN index without a pending list keeps the fetches short.
+large part of the agent's memory on every call. The recency index and a GIN index without a pending
+list keep both paths short; the worst case is words matching just over EXACT_LIMIT memories.
 """
 
 from __future__ import annotations
@@ -55,8 +54,6 @@ MAX_TERMS = 16  # content words searched
 MAX_WORDS = 32  # words scored
 MAX_TERM_CHARS = 64
 EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see lexical_pool)
-WINDOW = 7000  # PostgreSQL: past EXACT_LIMIT, the newest memories searched for the newest matches
-SORT_LIMIT = 7000  # PostgreSQL: when those hold too few, the matches fetched to sort the newest out of
 POOL_ALL = 500  # candidates containing every query word
 POOL_ANY = 50  # candidates containing any query word, newest first (>= the largest top_k)
 POOL_RECENT = 500  # without query words: the newest memories, ranked by recency and importance
@@ -187,20 +184,14 @@ def lexical_pool(
 ) -> Select[Any] | CompoundSelect[Any]:
     """The candidates to rank (id, category, recency, imp, lexical), at bounded cost whatever the words.
 
-    PostgreSQL, adaptively, by how many memories the words match. Fetch up to EXACT_LIMIT + 1 matches of
-    any word (a GIN bitmap; unordered, so bounded either way) with what scoring needs; when there are at
-    most EXACT_LIMIT, every match is a candidate and the ranking is exact. When there are more, the words
-    are common, and the candidates are the POOL_ANY newest matches plus up to POOL_ALL memories holding
-    every word (so a rare word's hits are never crowded out). The newest matches: among the agent's
-    WINDOW newest memories (a walk along the recency index, testing each), when it holds POOL_ANY of
-    them; otherwise the matches are sparse, and up to SORT_LIMIT of them are fetched and sorted. Each
-    costs about a row read (a heap page) per memory, so the worst case, sparse matches, reads
-    EXACT_LIMIT + WINDOW + SORT_LIMIT rows, about 15,500, where an unbounded walk reads POOL_ANY x
-    memories / matches (33,000 for 1,500 matches in 1M memories). WINDOW x SORT_LIMIT is about
-    POOL_ANY x 1M: with up to 1M memories in the agent and matches spread evenly in time, too few in the
-    window means at most about SORT_LIMIT in all, so the fetch holds every match and the newest are
-    exact. Otherwise (a larger agent, or matches bunched in its older memories) a fetch that hits
-    SORT_LIMIT gives the newest of those SORT_LIMIT matches: bounded cost, approximate recency.
+    PostgreSQL, adaptively: fetch up to EXACT_LIMIT + 1 matches of any word (a GIN bitmap, or a short
+    sequential run; unordered, so bounded either way). When there are at most EXACT_LIMIT, every match
+    is a candidate, scored from that one fetch, and the ranking is exact. When there are more, the words
+    are common: the candidates are the POOL_ANY newest matches — walked along the recency index with the
+    match tested per row
+    (wrapped in coalesce so the planner cannot switch to fetching every match through the GIN index) —
+    plus up to POOL_ALL memories containing every word, so a rare word's hits are never crowded out.
+    EXACT_LIMIT and POOL_ANY balance the two: the walk costs about POOL_ANY x memories / EXACT_LIMIT rows.
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
@@ -228,36 +219,14 @@ def lexical_pool(
         .prefix_with("MATERIALIZED", dialect="postgresql")
     )
     found = select(func.count()).select_from(some).scalar_subquery()
-    # More: the newest WINDOW memories, the match tested on each (coalesce: so the planner cannot switch to
-    # fetching every match through the GIN index); its newest POOL_ANY matches when it holds that many.
-    window = (
-        select(*matched, func.coalesce(any_word, false()).label("hit"))
-        .where(*where, found > EXACT_LIMIT)
-        .order_by(_T.c.updated_at.desc())
-        .limit(WINDOW)
-        .subquery("newest_memories")
-    )
-    walked = (
-        select(*(window.c[c.key] for c in some.c))
-        .where(window.c.hit)
-        .order_by(window.c.updated_at.desc())
-        .limit(POOL_ANY)
-        .cte("walked_matches")
-        .prefix_with("MATERIALIZED", dialect="postgresql")
-    )
-    walked_found = select(func.count()).select_from(walked).scalar_subquery()
-    # Fewer: the matches are sparse, so there are few of them: up to SORT_LIMIT are fetched (a GIN bitmap)
-    # and the newest POOL_ANY sorted out of them.
-    sparse = (
+    recent_any = (
         select(*matched)
-        .where(*where, any_word, found > EXACT_LIMIT, walked_found < POOL_ANY)
-        .limit(SORT_LIMIT + 1)
-        .subquery("sparse_matches")
+        .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
+        .order_by(_T.c.updated_at.desc())
+        .limit(POOL_ANY)
+        .subquery()
     )
-    recent_sorted = select(sparse).order_by(sparse.c.updated_at.desc()).limit(POOL_ANY).subquery()
-    common: Select[Any] | CompoundSelect[Any] = union_all(
-        select(walked).where(walked_found >= POOL_ANY), select(recent_sorted)
-    )
+    common: Select[Any] | CompoundSelect[Any] = select(recent_any)
     if words > 1:  # the newest matches and those holding every word may overlap: each memory once
         every_word = _match(dialect, "q_all")
         every = select(*matched).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
