@@ -1,8 +1,12 @@
 """History at scale on PostgreSQL: the same operations at two sizes, so the growth is visible.
 
-    .venv/bin/python -m bench.scale --agents 10000 --memories 1000000 --audit 10000000 --label 1M
+    .venv/bin/python -m bench.scale --agents 10000 --memories 1000000 --audit 10000000 --label 1M --jobs 2
     .venv/bin/python -m bench.scale --agents 100000 --memories 10000000 --audit 100000000 --label 100M --jobs 2
     .venv/bin/python -m bench.scale --section bench/results/scale.section.md   # render from the JSON files
+
+The 100M size needs about 156 GB uncompressed; scripts/scale_cluster.sh makes a PostgreSQL cluster on a
+zstd-compressed btrfs loop file (port 5434; point BENCH_POSTGRES_ADMIN_URL at it), where it took 35 GB.
+Compare sizes on the same cluster: the JSON records the server's version, shared_buffers and filesystem.
 
 Each run re-creates the database `memconsole_bench_scale` (never another), upgrades it with the Alembic
 revisions, and seeds it on the server in set-based SQL (the benchmark database only; what the mutation
@@ -10,6 +14,8 @@ path would have written, without going through it):
 
 - AGENTS agents, a quarter of them with a core-token budget their memories exceed;
 - MEMORIES memories spread over them (70 % core), one agent in 1,000 a "whale" holding ten times its share;
+- seeded on --jobs connections at once (chunks of disjoint ids; each audit round's records have ids
+  round x MEMORIES + memory id, so ids follow time whichever connection writes them);
 - AUDIT audit records: each memory's import record, then AUDIT / MEMORIES - 1 rounds of audited updates
   (importance changes, full before/after snapshots chained record to record), spread evenly over the
   last 13 months in time order, so ids follow time as they do in life and, where the history tables are
@@ -284,19 +290,24 @@ def measure(app, agents: int, runs: int) -> list[dict]:
     rows: list[dict] = []
     with app.app_context():
         print("  rollbacks (each restore writes 10,000 records first)", flush=True)
+        # bench.core makes an agent named "rollback"; a --reuse run finds its first run's: renamed aside.
+        db.session.execute(sa.text("UPDATE agents SET name = 'rollback-' || id WHERE name = 'rollback'"))
+        db.session.commit()
         rows.extend(bench_rollbacks(app, max(3, runs // 4)))
         over_budget_due(now=None)
         rows.append(row("over-budget scan", "every agent", [timed(lambda: over_budget_due(now=None)) for _ in range(runs)]))  # fmt: skip
         db.session.rollback()
 
-        print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
-        agent = Agent(name="scale-query", role="supervisor")
-        db.session.add(agent)
-        db.session.commit()
         corpus = Corpus(7)
-        seed_rows(db.engine, agent.id, QUERY_AGENT_MEMORIES, corpus, vectors=False)
-        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(sa.text("ANALYZE agent_memories"))
+        agent = db.session.scalar(sa.select(Agent).where(Agent.name == "scale-query"))
+        if agent is None:  # a --reuse run asks the agent its first run seeded
+            print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
+            agent = Agent(name="scale-query", role="supervisor")
+            db.session.add(agent)
+            db.session.commit()
+            seed_rows(db.engine, agent.id, QUERY_AGENT_MEMORIES, corpus, vectors=False)
+            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.execute(sa.text("ANALYZE agent_memories"))
         asked = questions(corpus, 30 + runs * 5)
 
         def ask(question: str) -> float:
@@ -310,7 +321,8 @@ def measure(app, agents: int, runs: int) -> list[dict]:
             ask(q)
         rows.append(row("memory.query, 8-20-word question, lexical", f"{QUERY_AGENT_MEMORIES:,} memories in the agent",
                         [ask(q) for q in asked[30:]]))  # fmt: skip
-        create_admin("scale@example.com", "benchmark-password")
+        if not db.session.scalar(sa.text("SELECT count(*) FROM users WHERE email = 'scale@example.com'")):
+            create_admin("scale@example.com", "benchmark-password")
         whale = 1
         ordinary = db.session.scalar(sa.text("SELECT id FROM agents WHERE id > :w ORDER BY id LIMIT 1"), {"w": max(1, agents // 1000)})  # fmt: skip
         week = db.session.scalar(sa.text("SELECT max(created_at) - interval '7 days' FROM audit_logs WHERE agent_id = 1"))  # fmt: skip
@@ -375,7 +387,8 @@ def section(results: Path = RESULTS) -> str:
         for r in runs:
             match = next((x for x in r["rows"] if x["name"] == name), None)
             cells.append(f"{match['median_ms']:.1f} / {match['p95_ms']:.1f}" if match else "—")
-        out.append(f"| {name} | {first['size']} | " + " | ".join(cells) + " |")
+        sizes = dict.fromkeys(x["size"] for r in runs for x in r["rows"] if x["name"] == name)
+        out.append(f"| {name} | {' / '.join(sizes)} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -388,6 +401,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=1, help="connections seeding at once")
     parser.add_argument("--keep", action="store_true", help="keep the database")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure the kept database again (its build figures from the JSON)",
+    )
     parser.add_argument(
         "--section", help="only render the section from bench/results/scale_*.json into this file"
     )
@@ -404,8 +422,9 @@ def main(argv: list[str] | None = None) -> int:
 
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
+        if not args.reuse:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
+            conn.execute(sa.text(f'CREATE DATABASE "{DB_NAME}"'))
         server = server_facts(conn)
     url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + DB_NAME
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": uuid.uuid4().hex, "REDIS_URL": "embedded",
@@ -419,8 +438,12 @@ def main(argv: list[str] | None = None) -> int:
             partitioned = bool(
                 db.session.scalar(sa.text("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'audit_logs'::regclass"))
             )  # fmt: skip
-        print(f"building {DB_NAME}: {args.agents:,} agents, {args.memories:,} memories, {args.audit:,} audit records", flush=True)  # fmt: skip
-        built = build(app, args.agents, args.memories, args.audit, args.jobs)
+        print(f"{'measuring' if args.reuse else 'building'} {DB_NAME}: {args.agents:,} agents, {args.memories:,} memories, {args.audit:,} audit records", flush=True)  # fmt: skip
+        if args.reuse:  # measure again what an earlier run of this label built and kept
+            built = {k: v for k, v in json.loads((RESULTS / f"scale_{args.label}.json").read_text()).items()
+                     if k in ("seed_seconds", "rounds", "audit_records", "bytes", "jobs")}  # fmt: skip
+        else:
+            built = build(app, args.agents, args.memories, args.audit, args.jobs)
         print(f"  built in {built['seed_seconds']} s; audit_logs {built['bytes']['audit_logs'] / 2**30:.1f} GiB", flush=True)  # fmt: skip
         rows = measure(app, args.agents, args.runs)
         with app.app_context():
@@ -436,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"label": args.label, "agents": args.agents, "memories": args.memories, "partitioned": partitioned,
               "taken": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "load_average": round(os.getloadavg()[0], 1), "runs": args.runs, "jobs": args.jobs,
-              "server": server, **built, "rows": rows}  # fmt: skip
+              "server": server, **built, "remeasured": args.reuse, "rows": rows}  # fmt: skip
     for r in rows:
         print(f"  {r['name']:<46} median {r['median_ms']:8.1f}  p95 {r['p95_ms']:8.1f} ms")
     (RESULTS / f"scale_{args.label}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
