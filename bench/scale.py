@@ -5,7 +5,7 @@
     .venv/bin/python -m bench.scale --section bench/results/scale.section.md   # render from the JSON files
 
 The 100M size needs about 156 GB uncompressed; scripts/scale_cluster.sh makes a PostgreSQL cluster on a
-zstd-compressed btrfs loop file (port 5434; point BENCH_POSTGRES_ADMIN_URL at it), where it took 35 GB.
+zstd-compressed btrfs loop file (port 5434; point BENCH_POSTGRES_ADMIN_URL at it), where it took 25 GB (167 GB of files).
 Compare sizes on the same cluster: the JSON records the server's version, shared_buffers and filesystem.
 
 Each run re-creates the database `memconsole_bench_scale` (never another), upgrades it with the Alembic
