@@ -193,6 +193,7 @@ def _run_steps(engine, steps: list[tuple[str, str, dict, bool]], jobs: int) -> N
     """Each step in its own autocommitted statement; a run of parallel steps on `jobs` connections at once
     (the chunks write disjoint ids and, for audit rounds, different months)."""
     from concurrent.futures import ThreadPoolExecutor
+    from itertools import groupby
 
     def run(step: tuple[str, str, dict, bool]) -> None:
         label, sql, params, _ = step
@@ -201,14 +202,9 @@ def _run_steps(engine, steps: list[tuple[str, str, dict, bool]], jobs: int) -> N
             conn.execute(sa.text(sql), params)
         print(f"  {label:<36} {time.perf_counter() - t:7.1f} s", flush=True)
 
-    i = 0
-    while i < len(steps):
-        batch = [steps[i]]
-        while steps[i][3] and i + len(batch) < len(steps) and steps[i + len(batch)][3]:
-            batch.append(steps[i + len(batch)])
-        with ThreadPoolExecutor(max_workers=jobs if len(batch) > 1 else 1) as pool:
+    for parallel, batch in groupby(steps, key=lambda step: step[3]):
+        with ThreadPoolExecutor(max_workers=jobs if parallel else 1) as pool:
             list(pool.map(run, batch))  # list(): re-raise the first failure
-        i += len(batch)
 
 
 def build(app, agents: int, memories: int, audit: int, jobs: int = 1) -> dict:
