@@ -137,6 +137,36 @@ def seed_rows(engine, agent_id: int, count: int, corpus: Corpus, vectors: bool, 
         print(f"  seeded {start + len(rows):,} / {count:,}", flush=True)
 
 
+def agreement(agent_id: int, asked: list[str], categories: list[str]) -> dict:
+    """How far the bounded candidate pool changes the answers (lexical, top 5): each question's results
+    against those of the same ranking with every match a candidate (matching.EXACT_LIMIT out of reach).
+    `overlap`: the share of the exhaustive top 5 also returned; `same_first`: questions whose first
+    result is the same; `identical`: questions whose top 5 is the same, in the same order."""
+    from models import db
+    from models.retrieval import matching, query
+
+    def top(question: str) -> list[int]:
+        hits = query.search(agent_id, text=question, categories=categories, top_k=5)
+        db.session.rollback()
+        return [h.id for h in hits]
+
+    bounded = [top(q) for q in asked]
+    saved = matching.EXACT_LIMIT
+    matching.EXACT_LIMIT = 10**9
+    query.statement.cache_clear()
+    try:
+        every = [top(q) for q in asked]
+    finally:
+        matching.EXACT_LIMIT = saved
+        query.statement.cache_clear()
+    pairs = list(zip(bounded, every, strict=True))
+    return {
+        "overlap": round(statistics.fmean(len(set(a) & set(b)) / max(len(b), 1) for a, b in pairs), 3),
+        "same_first": round(statistics.fmean(a[:1] == b[:1] for a, b in pairs), 3),
+        "identical": round(statistics.fmean(a == b for a, b in pairs), 3),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
@@ -147,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="PostgreSQL: reuse a kept database")
     parser.add_argument("--embed-model", choices=("none", "local"), default="none",
                         help="also time embedding each question with the local MiniLM")  # fmt: skip
+    parser.add_argument("--agreement", action="store_true",
+                        help="PostgreSQL: compare each top 5 with ranking every match")  # fmt: skip
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--section", help="write docs/benchmarks.md's section (from every result file) here")
     args = parser.parse_args(argv)
@@ -183,10 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         with app.app_context():
+            upgrade(revision="heads")  # a kept database gets the migrations added since
             if args.reuse:
                 agent_id = db.session.scalar(sa.select(Agent.id).where(Agent.name == "nl-bench"))
             else:
-                upgrade(revision="heads")
                 agent = Agent(name="nl-bench", role="supervisor")
                 db.session.add(agent)
                 db.session.commit()
@@ -230,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
                 results["cases"][name] = row
                 print(f"{args.database} {args.memories:,} {name:<18} p50 {row['p50']} p95 {row['p95']} "
                       f"p99 {row['p99']} ms", flush=True)  # fmt: skip
+            if args.agreement and args.database == "postgresql":
+                results["agreement"] = agreement(agent_id, asked, categories)
+                print(f"top 5 against ranking every match: {results['agreement']}", flush=True)
             if not args.no_vectors:
                 from models.retrieval import vectors
 
@@ -302,6 +337,11 @@ def section(results: Path) -> str:
         if run.get("load_average") is not None:
             notes.append(f"{run['database']} {run['memories']:,}: started at a load average of {run['load_average']} "
                          f"on {os.cpu_count()} cores")  # fmt: skip
+        if run.get("agreement"):
+            a = run["agreement"]
+            notes.append(f"{run['database']} {run['memories']:,}, lexical top 5 against ranking every match "
+                         f"(`--agreement`): {a['overlap']:.1%} of its results returned, the same first result for "
+                         f"{a['same_first']:.1%} of the questions, the same top 5 in order for {a['identical']:.1%}")  # fmt: skip
         if run.get("embed_question_ms"):
             e = run["embed_question_ms"]
             notes.append(f"embedding one question with {e['model']}: p50 {e['p50']} / p95 {e['p95']} ms")

@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 
 from models.memories.memory import AgentMemory
-from models.retrieval.matching import lexical_pool
+from models.retrieval.matching import Route, lexical_pool
 from models.retrieval.ranking import WORD_SLOTS, candidate_columns
 
 # How many nearest memories join the candidates, more when filters other than user_id will drop some of
@@ -68,9 +68,11 @@ def fused_pool(
     fusion: str,
     others: bool = False,
     slots: int = WORD_SLOTS,
+    route: Route = "exact",
+    rare: bool = True,
 ) -> Select[Any]:
-    """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`lexical_pool`, when
-    there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
+    """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`lexical_pool`, found
+    by `route`, when there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
 
     - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
     - "rrf": reciprocal rank fusion, the sum of 1 / (RRF_K + rank) over the rankings a memory is in;
@@ -86,7 +88,7 @@ def fused_pool(
         )
     ]
     if words:
-        parts.append(select(lexical_pool(dialect, where, words, others, slots).subquery()))
+        parts.append(select(lexical_pool(dialect, where, words, others, slots, route, rare).subquery()))
     both = union_all(*parts).subquery("both_rankings")
     # A memory both rankings found appears twice: once, with its lexical score.
     merged = (

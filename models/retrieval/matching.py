@@ -8,17 +8,20 @@ candidate. The engines: PostgreSQL full-text search over the stored, GIN-indexed
 (configuration `memconsole_english`: 'english' keeping its stop words, migration 0017); SQLite FTS5
 over `agent_memories_fts`.
 
-Bounded work, whatever the words (see `lexical_pool`): a query whose words match at most EXACT_LIMIT
-memories ranks every match; one of common words ("user") ranks the newest POOL_ANY matches plus up to
-POOL_ALL memories containing every word — recency weighs in the score anyway — instead of scoring a
-large part of the agent's memory on every call. The recency index and a GIN index without a pending
-list keep both paths short; the worst case is words matching just over EXACT_LIMIT memories.
+Bounded work, whatever the words (see `plan` and `lexical_pool`): on PostgreSQL the words' figures
+(term_stats: how many memories hold each) choose the route before the statement runs. Rare words have all
+their matches ranked; of common words ("user"), the newest POOL_ANY matches are ranked, plus up to POOL_ALL
+memories containing every word — recency weighs in the score anyway — instead of scoring a large part of
+the agent's memory on every call. The newest are sorted out of the matches when there are few enough,
+else found by walking the agent's newest memories (the recency index). Agent-led and words-only GIN
+indexes without a pending list keep the fetches short (migration 0018).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -54,10 +57,16 @@ MAX_TERMS = 16  # content words searched
 MAX_WORDS = 32  # words scored
 MAX_TERM_CHARS = 64
 EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see lexical_pool)
+# PostgreSQL, common words (see lexical_pool): the most matches fetched to sort the newest out of; the
+# newest memories walked for them, and how many matches the walk must find there to stand.
+SORT_LIMIT = 2000
+WINDOW = 5000
+WALK_ENOUGH = 10  # <= POOL_ANY
 POOL_ALL = 500  # candidates containing every query word
 POOL_ANY = 50  # candidates containing any query word, newest first (>= the largest top_k)
 POOL_RECENT = 500  # without query words: the newest memories, ranked by recency and importance
 POOL_SQLITE = 1000  # SQLite: candidates containing any query word, newest first
+Route = Literal["exact", "sorted", "walk"]
 _CONFIG: ColumnElement[Any] = literal_column(f"'{FTS_CONFIG}'::regconfig")
 
 # PostgreSQL's 'english' text-search stop words, plus the modal verbs questions are made of: words that
@@ -179,68 +188,152 @@ def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int, oth
     ).group_by(both.c.id)
 
 
+class Plan(NamedTuple):
+    """How the candidates are found (PostgreSQL; `plan`)."""
+
+    route: Route
+    rare: list[str]  # the words all of whose matches are candidates
+    common: list[str]  # the words of which the newest matches are
+
+
+def plan(terms: list[str], matches: Mapping[str, int]) -> Plan:
+    """Which of the search `terms` are rare enough for all their matches to be candidates, and how the
+    newest matches of the others are found, from each word's memories in the whole table (term_stats:
+    an upper bound for one agent's, so a route chosen for the table is never too small for the agent).
+
+    The rarest words are rare while their matches add up to EXACT_LIMIT at most. When they are all of
+    them: "exact", every match scored. Otherwise the rest are common: "sorted" when their matches add up
+    to SORT_LIMIT at most (fetched, and sorted, for the newest: exact); "walk" beyond (see `lexical_pool`)."""
+    rare: list[str] = []
+    total = 0
+    for term in sorted(terms, key=lambda t: matches.get(t, 0)):
+        if total + matches.get(term, 0) > EXACT_LIMIT:
+            break
+        rare.append(term)
+        total += matches.get(term, 0)
+    common = [t for t in terms if t not in rare]
+    if not common:
+        return Plan("exact", rare, [])
+    many = sum(matches.get(t, 0) for t in common) > SORT_LIMIT
+    return Plan("walk" if many else "sorted", rare, common)
+
+
 def lexical_pool(
-    dialect: str, where: list[ColumnElement[bool]], words: int, others: bool = False, slots: int = WORD_SLOTS
+    dialect: str,
+    where: list[ColumnElement[bool]],
+    words: int,
+    others: bool = False,
+    slots: int = WORD_SLOTS,
+    route: Route = "exact",
+    rare: bool = True,
 ) -> Select[Any] | CompoundSelect[Any]:
     """The candidates to rank (id, category, recency, imp, lexical), at bounded cost whatever the words.
 
-    PostgreSQL, adaptively: fetch up to EXACT_LIMIT + 1 matches of any word (a GIN bitmap, or a short
-    sequential run; unordered, so bounded either way). When there are at most EXACT_LIMIT, every match
-    is a candidate, scored from that one fetch, and the ranking is exact. When there are more, the words
-    are common: the candidates are the POOL_ANY newest matches — walked along the recency index with the
-    match tested per row
-    (wrapped in coalesce so the planner cannot switch to fetching every match through the GIN index) —
-    plus up to POOL_ALL memories containing every word, so a rare word's hits are never crowded out.
-    EXACT_LIMIT and POOL_ANY balance the two: the walk costs about POOL_ANY x memories / EXACT_LIMIT rows.
+    PostgreSQL, by the route `plan` chose from the words' figures (no statement spent finding out):
+
+    - "exact": every match of the words (bound as q_any), fetched once with what scoring needs (a GIN
+      bitmap: agent-led, or words-only when the agent holds most of the table; migration 0018);
+    - otherwise every match of the rare words (q_rare; `rare`: whether there are any), so a rare word's
+      hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and up to
+      POOL_ALL memories holding every word (q_all). The newest matches: "sorted", the common words'
+      matches (at most SORT_LIMIT: `plan` knows) fetched with their recency and sorted; "walk", the
+      agent's WINDOW newest memories walked along the recency index, each tested, stopping at POOL_ANY
+      matches — kept when there are WALK_ENOUGH, which are then the newest (older matches lose on
+      recency) — else the words are sparse among the newest and the newest of up to SORT_LIMIT matches
+      are sorted out.
+
+    Each costs about a row read per memory it reads: at most EXACT_LIMIT; EXACT_LIMIT + SORT_LIMIT; or
+    EXACT_LIMIT + WINDOW + SORT_LIMIT. Two approximations, both bounding that work: a walk keeping
+    between WALK_ENOUGH and POOL_ANY matches ranks fewer than POOL_ANY; and a walk's fallback, when the
+    agent holds more than SORT_LIMIT matches, sorts the SORT_LIMIT it fetched first (in the order of the
+    table on disk), not all of them. How often the top 5 differs from ranking every match, at a million
+    memories: bench/ANALYSIS.md.
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
 
-    The search terms are bound as q_any and q_all (`match_text`). Every candidate is scored by every word
-    of the question (models/retrieval/ranking.py, `lexical_score`): on PostgreSQL through `slots` words
-    bound as arrays (term_stats.bm25_params); on SQLite through q_scored (`scoring_text`) when `others`,
-    that is when the question has words other than its search terms.
+    Every candidate is scored by every word of the question (models/retrieval/ranking.py,
+    `lexical_score`): on PostgreSQL through `slots` words bound as arrays (term_stats.bm25_params); on
+    SQLite through q_scored (`scoring_text`) when `others`, that is when the question has words other
+    than its search terms (bound as q_any and q_all there).
     """
     if dialect != "postgresql":
         return _sqlite_pool(dialect, where, words, others)
-    any_word = _match(dialect, "q_any")
-    matched = (
-        *(_T.c[name] for name in ("id", "category", "updated_at", "importance")),
-        FTS_VECTOR.label("fts_vector"),
-        bm25_length(FTS_VECTOR).label("length"),
-    )
-    # The matches are fetched once, with what scoring needs: when there are at most EXACT_LIMIT they are
-    # the candidates themselves, so the exact path reads the heap once, not twice.
-    some = (
-        select(*matched)
-        .where(*where, any_word)
-        .limit(EXACT_LIMIT + 1)
-        .cte("some_matches")
-        .prefix_with("MATERIALIZED", dialect="postgresql")
-    )
-    found = select(func.count()).select_from(some).scalar_subquery()
-    recent_any = (
-        select(*matched)
-        .where(*where, func.coalesce(any_word, false()), found > EXACT_LIMIT)
-        .order_by(_T.c.updated_at.desc())
-        .limit(POOL_ANY)
-        .subquery()
-    )
-    common: Select[Any] | CompoundSelect[Any] = select(recent_any)
-    if words > 1:  # the newest matches and those holding every word may overlap: each memory once
-        every_word = _match(dialect, "q_all")
-        every = select(*matched).where(*where, every_word, found > EXACT_LIMIT).limit(POOL_ALL).subquery()
-        common = union(common, select(every))
-    both = union_all(select(some).where(found <= EXACT_LIMIT), common).subquery("matched")
+
+    def matching(param: str, limit: int) -> Select[Any]:
+        return select(*_matched()).where(*where, _match(dialect, param)).limit(limit)
+
+    found: Select[Any] | CompoundSelect[Any]
+    if route == "exact":
+        found = matching("q_any", EXACT_LIMIT)
+    else:
+        parts = _walked(where) if route == "walk" else [_newest(where, "common_matches")]
+        if rare:
+            parts.append(matching("q_rare", EXACT_LIMIT))
+        if words > 1:
+            parts.append(matching("q_all", POOL_ALL))
+        # Each memory once: the parts may overlap.
+        found = union(*(select(part.subquery()) for part in parts))
+    matches = found.subquery("matched")
     # Scored once: OFFSET 0 keeps the candidates a subquery of their own (pulled up into the ranking, the
     # score's expression would be copied, and run, wherever the ranking reads it).
-    score = lexical_score(dialect, both.c.fts_vector, both.c.length, slots)
+    score = lexical_score(dialect, matches.c.fts_vector, matches.c.length, slots)
     once = (
-        select(*candidate_columns(dialect, lexical=False, source=both.c), score.label("lexical"))
-        .select_from(both.join(bm25_words(), true()))
+        select(*candidate_columns(dialect, lexical=False, source=matches.c), score.label("lexical"))
+        .select_from(matches.join(bm25_words(), true()))
         .offset(0)
         .subquery("scored_once")
     )
     return select(
         once.c.id, once.c.category, once.c.recency, once.c.imp, squashed(once.c.lexical).label("lexical")
     )
+
+
+def _matched() -> tuple[ColumnElement[Any], ...]:
+    """What scoring needs of a match (PostgreSQL)."""
+    return (
+        *(_T.c[name] for name in ("id", "category", "updated_at", "importance")),
+        FTS_VECTOR.label("fts_vector"),
+        bm25_length(FTS_VECTOR).label("length"),
+    )
+
+
+def _walked(where: list[ColumnElement[bool]]) -> list[Select[Any]]:
+    """The "walk" route's newest matches of q_common: those among the agent's WINDOW newest memories
+    (up to POOL_ANY) when there are WALK_ENOUGH of them, else the newest sorted out of the matches."""
+    common = _match("postgresql", "q_common")
+    # The walk reads only what tells a match (coalesce: so the planner cannot switch to fetching every
+    # match through the GIN index); the matches' other columns are read by id, for them alone.
+    window = (
+        select(_T.c.id, _T.c.updated_at, func.coalesce(common, false()).label("hit"))
+        .where(*where)
+        .order_by(_T.c.updated_at.desc())
+        .limit(WINDOW)
+        .subquery("newest_memories")
+    )
+    walked = (
+        select(window.c.id)
+        .where(window.c.hit)
+        .order_by(window.c.updated_at.desc())
+        .limit(POOL_ANY)
+        .cte("walked_matches")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
+    enough = select(func.count()).select_from(walked).scalar_subquery() >= WALK_ENOUGH
+    return [
+        select(*_matched()).where(*where, _T.c.id.in_(select(walked.c.id)), enough),
+        _newest(where, "sparse_matches", ~enough),
+    ]
+
+
+def _newest(where: list[ColumnElement[bool]], name: str, *when: ColumnElement[bool]) -> Select[Any]:
+    """The POOL_ANY newest matches of q_common, sorted out of up to SORT_LIMIT of them (fetched with their
+    recency only; what scoring needs is read for the newest alone)."""
+    some = (
+        select(_T.c.id, _T.c.updated_at)
+        .where(*where, _match("postgresql", "q_common"), *when)
+        .limit(SORT_LIMIT)
+        .subquery(name)
+    )
+    newest = select(some.c.id).order_by(some.c.updated_at.desc()).limit(POOL_ANY)
+    return select(*_matched()).where(*where, _T.c.id.in_(newest))

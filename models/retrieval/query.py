@@ -29,8 +29,11 @@ from models.retrieval import ranking, term_stats
 from models.retrieval.filters import FILTERS, filter_params, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, fused_pool
 from models.retrieval.matching import (
+    Plan,
+    Route,
     lexical_pool,
     match_text,
+    plan,
     question_words,
     recent_pool,
     scoring_text,
@@ -84,12 +87,14 @@ def statement(
     fusion: str = FUSION,
     others: bool = False,
     slots: int = 0,
+    route: Route = "exact",
+    rare: bool = True,
 ) -> Select[Any]:
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
     search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
     other than its search terms, which weigh in the score only (SQLite); `slots`: how many words score
-    (PostgreSQL); `uncategorized`: whether memories without a
+    (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan); `uncategorized`: whether memories without a
     category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
     only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
     `fusion`) or "dense" (vector similarity alone).
@@ -105,11 +110,13 @@ def statement(
     ]
     pool: Select[Any] | CompoundSelect[Any]
     if dense:
-        pool = fused_pool(dialect, where, words if dense == "hybrid" else 0, fusion, others, slots)
+        pool = fused_pool(
+            dialect, where, words if dense == "hybrid" else 0, fusion, others, slots, route, rare
+        )
     elif not words:
         pool = recent_pool(dialect, where)
     else:
-        pool = lexical_pool(dialect, where, words, others, slots)
+        pool = lexical_pool(dialect, where, words, others, slots, route, rare)
     candidates = pool.subquery("candidates")
 
     ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
@@ -169,8 +176,11 @@ def search(
     terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
     params: dict[str, Any] = {}
     slots = 0
-    if scored and dialect == "postgresql":
-        params, slots = term_stats.bm25_params(scored, terms)  # FTS5 keeps its own figures
+    found = Plan("exact", terms, [])
+    if scored and dialect == "postgresql":  # FTS5 keeps its own figures
+        figures = term_stats.bm25_params(scored, terms)
+        params, slots = figures.params, figures.slots
+        found = plan(terms, figures.matches) if terms else found
     # SQLite: the other words are scored through an FTS5 query of their own (matching.scoring_text).
     others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     filters = known_filters(filters)
@@ -188,6 +198,10 @@ def search(
         params[f"cap_{i}"] = (rag_caps or {})[name]
     if terms:
         params["q_any"] = match_text(dialect, terms, every=False)
+    if found.common:
+        params["q_common"] = match_text(dialect, found.common, every=False)
+    if found.common and found.rare:
+        params["q_rare"] = match_text(dialect, found.rare, every=False)
     if len(terms) > 1:
         params["q_all"] = match_text(dialect, terms, every=True)
     if others:
@@ -222,6 +236,8 @@ def search(
         fusion if dense_mode else FUSION,
         bool(others),
         slots,
+        found.route,
+        bool(found.rare),
     )
     if dialect == "postgresql":
         # psycopg prepares a statement after a few runs, and PostgreSQL then tries one generic plan for

@@ -56,6 +56,15 @@ class _Table(NamedTuple):
     cap: int = 1  # PostgreSQL: how far an unlisted word's memories are counted (rarer than any listed one)
 
 
+class Figures(NamedTuple):
+    """What `bm25_params` reads for a question (PostgreSQL)."""
+
+    params: dict[str, Any]  # the bound values of ranking.bm25_words
+    slots: int  # how many words score
+    matches: dict[str, int]  # each word's memories, whole table (all agents): an upper bound for one agent
+    rows: int  # the memories, whole table
+
+
 class _Word(NamedTuple):  # PostgreSQL
     stems: tuple[str, ...]
     query: str  # its tsquery, as text
@@ -185,10 +194,12 @@ def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) 
     return params, len(chosen)
 
 
-def bm25_params(words: Sequence[str], searched: Sequence[str]) -> tuple[dict[str, Any], int]:
+def bm25_params(words: Sequence[str], searched: Sequence[str]) -> Figures:
     """PostgreSQL: what models/retrieval/ranking.py's BM25 expression binds for the question's `words`,
     of which `searched` find the candidates (ranking.bm25_words): the weightiest words' tsqueries and
-    idfs, and the average length of a memory; and how many words there are.
+    idfs, and the average length of a memory; how many words there are; and the figures they come from
+    (each word's memories, the table's), which also choose how the candidates are found
+    (matching.plan).
 
     A word no memory holds scores nothing, and one held by half of them or more 1e-6 a match (FTS5's floor,
     which only breaks ties): neither takes a slot, except a searched word no memory held when its count
@@ -218,7 +229,8 @@ def bm25_params(words: Sequence[str], searched: Sequence[str]) -> tuple[dict[str
         for word, query, _ in counted:
             if query and word in searched:
                 weights[word], queries[word] = MIN_IDF, query
-    return _slots(weights, queries, avgdl)
+    params, slots = _slots(weights, queries, avgdl)
+    return Figures(params, slots, {word: matches for word, _, matches in counted}, int(rows))
 
 
 def _sqlite_table(key: str, now: float) -> int:

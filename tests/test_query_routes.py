@@ -1,0 +1,145 @@
+"""memory.query's candidates keep the newest matches whichever route finds them
+(models/retrieval/matching.py: `plan` chooses, `lexical_pool` builds).
+
+On PostgreSQL a question's words take a route by how many memories they match in the whole table: every
+match ranked ("exact"); the rare words' matches plus the newest of the common words' sorted out of them
+all ("sorted"); or the newest found by walking the agent's newest memories, with the sorted fetch as the
+fallback when they hold too few ("walk"). The limits are shrunk here so a handful of memories takes each
+route, and the memories are written oldest first, so that a route taking the first matches it reads on
+disk instead of the newest would return the oldest ones. SQLite has one route; the same expectations
+hold there.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from models import db
+from models.changes.mutations import create_memory
+from models.db import utcnow
+from models.retrieval import matching, query, term_stats
+from models.retrieval.matching import Plan, plan
+
+TOP = 3
+
+
+def test_plan_ranks_every_match_while_the_words_are_rare():
+    assert plan(["kayak", "trip"], {"kayak": 10, "trip": 20}) == Plan("exact", ["kayak", "trip"], [])
+
+
+def test_plan_splits_rare_words_from_common_ones_and_sorts_or_walks_by_their_matches():
+    limit = matching.EXACT_LIMIT
+    assert plan(["user", "kayak"], {"user": limit, "kayak": 5}) == Plan("sorted", ["kayak"], ["user"])
+    many = {"user": matching.SORT_LIMIT + 1, "kayak": 5}
+    assert plan(["user", "kayak"], many) == Plan("walk", ["kayak"], ["user"])
+    assert plan(["user"], {"user": limit + 1}) == Plan("sorted", [], ["user"])
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    monkeypatch.setattr(matching, "EXACT_LIMIT", 4)
+    monkeypatch.setattr(matching, "WINDOW", 10)
+    monkeypatch.setattr(matching, "SORT_LIMIT", 12)
+    monkeypatch.setattr(matching, "POOL_ANY", TOP)
+    monkeypatch.setattr(matching, "WALK_ENOUGH", TOP - 1)
+    monkeypatch.setattr(matching, "POOL_ALL", TOP)
+    query.statement.cache_clear()
+    term_stats.forget()
+    yield
+    query.statement.cache_clear()
+    term_stats.forget()
+
+
+def seed(agent, matches: int, newer: int = 0) -> list[int]:
+    """`matches` memories holding "kayak" (and as many without it), written oldest first, then `newer`
+    memories without it, newer than all of them. Returns the matching ids, newest first."""
+    ids = []
+    now = utcnow()
+    for n in range(newer):
+        create_memory(agent.id, f"The piano lesson number {n} moved", actor="agent", category="profile")
+    for n in range(matches):
+        kayak = create_memory(
+            agent.id, f"The kayak trip number {n} went well", actor="agent", category="profile"
+        )
+        other = create_memory(
+            agent.id, f"The garden plan number {n} changed", actor="agent", category="profile"
+        )
+        for memory in (kayak, other):
+            db.session.execute(
+                sa.text("UPDATE agent_memories SET updated_at = :at WHERE id = :id"),
+                {"at": now - timedelta(minutes=matches - n), "id": memory.id},
+            )
+        ids.append(kayak.id)
+    db.session.commit()
+    ids.reverse()
+    if db.engine.dialect.name == "postgresql":
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("VACUUM ANALYZE agent_memories"))
+    return ids
+
+
+def ask(agent, question: str = "Where did the kayak go?") -> list[int]:
+    return [h.id for h in query.search(agent.id, text=question, categories=["profile"], top_k=TOP)]
+
+
+@pytest.mark.parametrize(
+    ("matches", "newer"),
+    [
+        pytest.param(3, 0, id="exact"),
+        pytest.param(8, 0, id="sorted"),
+        pytest.param(20, 0, id="walk-newest-among-the-newest-memories"),
+    ],
+)
+def test_a_common_word_finds_its_newest_matches_on_every_route(app, make_agent, small_limits, matches, newer):
+    agent = make_agent(role="supervisor")
+    newest_first = seed(agent, matches, newer)
+    assert ask(agent) == newest_first[:TOP]
+
+
+def test_the_walk_falls_back_to_sorting_when_the_newest_memories_hold_too_few(app, make_agent, small_limits):
+    """Another agent's matches make the word common in the table (the route is chosen for the table), so
+    this agent's question walks; its newest 10 memories hold no match, so the fallback sorts its 8
+    matches: still the newest, and never the other agent's."""
+    other = make_agent(role="supervisor")
+    theirs = set(seed(other, 10))
+    agent = make_agent(role="supervisor")
+    newest_first = seed(agent, 8, newer=20)
+    if db.engine.dialect.name == "postgresql":
+        figures = term_stats.bm25_params(["kayak"], ["kayak"])
+        assert plan(["kayak"], figures.matches).route == "walk"
+    hits = ask(agent)
+    assert hits == newest_first[:TOP]
+    assert not theirs & set(hits)
+
+
+def test_the_routes_agree_with_ranking_every_match(app, make_agent, monkeypatch):
+    """The same memories ranked with every match scored (limits out of reach), then through the walk
+    with a window too small (the fallback) and large enough."""
+    agent = make_agent(role="supervisor")
+    seed(agent, 8, newer=20)
+    question = "Which kayak trip went well?"
+    query.statement.cache_clear()
+    exact = ask(agent, question)
+    for window in (10, 40):
+        monkeypatch.setattr(matching, "EXACT_LIMIT", 4)
+        monkeypatch.setattr(matching, "WINDOW", window)
+        monkeypatch.setattr(matching, "SORT_LIMIT", 6)
+        monkeypatch.setattr(matching, "POOL_ANY", TOP)
+        monkeypatch.setattr(matching, "WALK_ENOUGH", TOP - 1)
+        query.statement.cache_clear()
+        term_stats.forget()
+        assert ask(agent, question) == exact
+    query.statement.cache_clear()
+
+
+def test_the_full_text_index_leads_with_the_agent(app):
+    """Migration 0018: on PostgreSQL an agent's search reads its own posting list, not every agent's."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("the GIN indexes are PostgreSQL's")
+    definition = db.session.execute(
+        sa.text("SELECT indexdef FROM pg_indexes WHERE indexname = 'agent_memories_agent_fts'")
+    ).scalar_one()
+    assert "gin (agent_id, fts_vector)" in definition and "deleted_at IS NULL" in definition
