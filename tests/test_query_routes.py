@@ -33,6 +33,8 @@ def test_plan_ranks_every_match_while_the_words_are_rare():
 def test_plan_splits_rare_words_from_common_ones_and_sorts_or_walks_by_their_matches():
     limit = matching.EXACT_LIMIT
     assert plan(["user", "kayak"], {"user": limit, "kayak": 5}) == Plan("sorted", ["kayak"], ["user"])
+    rare = {"user": matching.RARE_LIMIT, "kayak": matching.RARE_LIMIT, "trip": 1}  # kayak: over RARE_LIMIT
+    assert plan(["user", "kayak", "trip"], rare) == Plan("sorted", ["trip"], ["user", "kayak"])
     many = {"user": matching.SORT_LIMIT + 1, "kayak": 5}
     assert plan(["user", "kayak"], many) == Plan("walk", ["kayak"], ["user"])
     assert plan(["user"], {"user": limit + 1}) == Plan("sorted", [], ["user"])
@@ -41,6 +43,7 @@ def test_plan_splits_rare_words_from_common_ones_and_sorts_or_walks_by_their_mat
 @pytest.fixture
 def small_limits(monkeypatch):
     monkeypatch.setattr(matching, "EXACT_LIMIT", 4)
+    monkeypatch.setattr(matching, "RARE_LIMIT", 2)
     monkeypatch.setattr(matching, "WINDOW", 10)
     monkeypatch.setattr(matching, "SORT_LIMIT", 12)
     monkeypatch.setattr(matching, "POOL_ANY", TOP)
@@ -125,6 +128,7 @@ def test_the_routes_agree_with_ranking_every_match(app, make_agent, monkeypatch)
     exact = ask(agent, question)
     for window in (10, 40):
         monkeypatch.setattr(matching, "EXACT_LIMIT", 4)
+        monkeypatch.setattr(matching, "RARE_LIMIT", 2)
         monkeypatch.setattr(matching, "WINDOW", window)
         monkeypatch.setattr(matching, "SORT_LIMIT", 6)
         monkeypatch.setattr(matching, "POOL_ANY", TOP)

@@ -57,6 +57,7 @@ MAX_TERMS = 16  # content words searched
 MAX_WORDS = 32  # words scored
 MAX_TERM_CHARS = 64
 EXACT_LIMIT = 1500  # PostgreSQL: up to this many matches, every match is ranked (see lexical_pool)
+RARE_LIMIT = 1000  # PostgreSQL: past EXACT_LIMIT, the rarest words' matches all ranked, up to this many
 # PostgreSQL, common words (see lexical_pool): the most matches fetched to sort the newest out of; the
 # newest memories walked for them, and how many matches the walk must find there to stand.
 SORT_LIMIT = 2000
@@ -201,19 +202,20 @@ def plan(terms: list[str], matches: Mapping[str, int]) -> Plan:
     newest matches of the others are found, from each word's memories in the whole table (term_stats:
     an upper bound for one agent's, so a route chosen for the table is never too small for the agent).
 
-    The rarest words are rare while their matches add up to EXACT_LIMIT at most. When they are all of
-    them: "exact", every match scored. Otherwise the rest are common: "sorted" when their matches add up
-    to SORT_LIMIT at most (fetched, and sorted, for the newest: exact); "walk" beyond (see `lexical_pool`)."""
+    When all the words' matches add up to EXACT_LIMIT at most: "exact", every match scored. Otherwise the
+    rarest words are rare while their matches add up to RARE_LIMIT at most, and the rest are common:
+    "sorted" when their matches add up to SORT_LIMIT at most (fetched, and sorted, for the newest:
+    exact); "walk" beyond (see `lexical_pool`)."""
+    if sum(matches.get(t, 0) for t in terms) <= EXACT_LIMIT:
+        return Plan("exact", list(terms), [])
     rare: list[str] = []
     total = 0
     for term in sorted(terms, key=lambda t: matches.get(t, 0)):
-        if total + matches.get(term, 0) > EXACT_LIMIT:
+        if total + matches.get(term, 0) > RARE_LIMIT:
             break
         rare.append(term)
         total += matches.get(term, 0)
     common = [t for t in terms if t not in rare]
-    if not common:
-        return Plan("exact", rare, [])
     many = sum(matches.get(t, 0) for t in common) > SORT_LIMIT
     return Plan("walk" if many else "sorted", rare, common)
 
@@ -242,8 +244,8 @@ def lexical_pool(
       recency) — else the words are sparse among the newest and the newest of up to SORT_LIMIT matches
       are sorted out.
 
-    Each costs about a row read per memory it reads: at most EXACT_LIMIT; EXACT_LIMIT + SORT_LIMIT; or
-    EXACT_LIMIT + WINDOW + SORT_LIMIT. Two approximations, both bounding that work: a walk keeping
+    Each costs about a row read per memory it reads: at most EXACT_LIMIT; RARE_LIMIT + SORT_LIMIT; or
+    RARE_LIMIT + WINDOW + SORT_LIMIT (plus POOL_ALL). Two approximations, both bounding that work: a walk keeping
     between WALK_ENOUGH and POOL_ANY matches ranks fewer than POOL_ANY; and a walk's fallback, when the
     agent holds more than SORT_LIMIT matches, sorts the SORT_LIMIT it fetched first (in the order of the
     table on disk), not all of them. How often the top 5 differs from ranking every match, at a million
