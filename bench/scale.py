@@ -31,6 +31,10 @@ Then, through the product's own code (nothing bypassed), it times after a warm-u
 - memory.query (`query.search`) for 8-20-word questions, lexical, for an agent holding 100,000 memories
   (bench.nl_latency's corpus), among everything above.
 
+`--reuse --query-only FILE` times memory.query alone on the kept database (after upgrading it), for
+comparing retrieval changes on the same data; it writes FILE, never the results directory, and keeps
+the database.
+
 Figures are median and p95 over --runs runs (rollbacks: fewer, each restore writes 10,000 records first).
 Writes bench/results/scale_<label>.json; --section renders every scale_*.json into one table. Loopback
 only, bounded sizes, stops by itself; the database is dropped at the end unless --keep.
@@ -275,13 +279,42 @@ def prepare_partitions(engine) -> None:
         print(f"  partitions: {len(report.created)} created", flush=True)
 
 
-def measure(app, agents: int, runs: int) -> list[dict]:
+def measure_query(runs: int) -> dict:
+    """memory.query for the agent of QUERY_AGENT_MEMORIES memories (seeded on the first run), lexical,
+    8-20-word questions: a warm-up of 30, then runs x 5 timed (inside an app context)."""
     from bench.api_load import CATEGORIES, Corpus
-    from bench.core import bench_rollbacks
     from bench.nl_latency import questions, seed_rows
-    from models import Agent, create_admin, db
-    from models.refinement.due import over_budget_due
+    from models import Agent, db
     from models.retrieval import query
+
+    corpus = Corpus(7)
+    agent = db.session.scalar(sa.select(Agent).where(Agent.name == "scale-query"))
+    if agent is None:  # a --reuse run asks the agent its first run seeded
+        print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
+        agent = Agent(name="scale-query", role="supervisor")
+        db.session.add(agent)
+        db.session.commit()
+        seed_rows(db.engine, agent.id, QUERY_AGENT_MEMORIES, corpus, vectors=False)
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("ANALYZE agent_memories"))
+    asked = questions(corpus, 30 + runs * 5)
+    agent_id = agent.id  # read once: after each rollback the row would be loaded again
+
+    def ask(question: str) -> float:
+        t = timed(lambda: query.search(agent_id, text=question, categories=CATEGORIES, filters=None, top_k=5))
+        db.session.rollback()
+        return t
+
+    for q in asked[:30]:
+        ask(q)
+    return row("memory.query, 8-20-word question, lexical", f"{QUERY_AGENT_MEMORIES:,} memories in the agent",
+               [ask(q) for q in asked[30:]])  # fmt: skip
+
+
+def measure(app, agents: int, runs: int) -> list[dict]:
+    from bench.core import bench_rollbacks
+    from models import create_admin, db
+    from models.refinement.due import over_budget_due
 
     rows: list[dict] = []
     with app.app_context():
@@ -294,29 +327,7 @@ def measure(app, agents: int, runs: int) -> list[dict]:
         rows.append(row("over-budget scan", "every agent", [timed(lambda: over_budget_due(now=None)) for _ in range(runs)]))  # fmt: skip
         db.session.rollback()
 
-        corpus = Corpus(7)
-        agent = db.session.scalar(sa.select(Agent).where(Agent.name == "scale-query"))
-        if agent is None:  # a --reuse run asks the agent its first run seeded
-            print(f"  memory.query agent: seeding {QUERY_AGENT_MEMORIES:,} memories", flush=True)
-            agent = Agent(name="scale-query", role="supervisor")
-            db.session.add(agent)
-            db.session.commit()
-            seed_rows(db.engine, agent.id, QUERY_AGENT_MEMORIES, corpus, vectors=False)
-            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.execute(sa.text("ANALYZE agent_memories"))
-        asked = questions(corpus, 30 + runs * 5)
-
-        def ask(question: str) -> float:
-            t = timed(
-                lambda: query.search(agent.id, text=question, categories=CATEGORIES, filters=None, top_k=5)
-            )
-            db.session.rollback()
-            return t
-
-        for q in asked[:30]:
-            ask(q)
-        rows.append(row("memory.query, 8-20-word question, lexical", f"{QUERY_AGENT_MEMORIES:,} memories in the agent",
-                        [ask(q) for q in asked[30:]]))  # fmt: skip
+        rows.append(measure_query(runs))
         if not db.session.scalar(sa.text("SELECT count(*) FROM users WHERE email = 'scale@example.com'")):
             create_admin("scale@example.com", "benchmark-password")
         whale = 1
@@ -403,12 +414,21 @@ def main(argv: list[str] | None = None) -> int:
         help="measure the kept database again (its build figures from the JSON)",
     )
     parser.add_argument(
+        "--query-only",
+        metavar="JSON",
+        help="with --reuse: time memory.query alone (the agent of 100,000 memories) and write it here",
+    )
+    parser.add_argument(
         "--section", help="only render the section from bench/results/scale_*.json into this file"
     )
     args = parser.parse_args(argv)
     if args.section:
         Path(args.section).write_text(section(), encoding="utf-8")
         return 0
+    if args.query_only:
+        if not args.reuse:
+            parser.error("--query-only measures a kept database: add --reuse")
+        args.keep = True  # never drop what it only reads
     os.environ.setdefault("LLM_OFFLINE", "1")
     import tempfile
 
@@ -435,6 +455,15 @@ def main(argv: list[str] | None = None) -> int:
                 db.session.scalar(sa.text("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'audit_logs'::regclass"))
             )  # fmt: skip
         print(f"{'measuring' if args.reuse else 'building'} {DB_NAME}: {args.agents:,} agents, {args.memories:,} memories, {args.audit:,} audit records", flush=True)  # fmt: skip
+        if args.query_only:
+            with app.app_context():
+                measured = measure_query(args.runs)
+            print(
+                f"  {measured['name']:<46} median {measured['median_ms']:8.1f}  p95 {measured['p95_ms']:8.1f} ms"
+            )
+            Path(args.query_only).write_text(json.dumps({"server": server, "runs": args.runs, "row": measured,
+                                                         "load_average": round(os.getloadavg()[0], 1)}, indent=1))  # fmt: skip
+            return 0
         if args.reuse:  # measure again what an earlier run of this label built and kept
             built = {k: v for k, v in json.loads((RESULTS / f"scale_{args.label}.json").read_text()).items()
                      if k in ("seed_seconds", "rounds", "audit_records", "bytes", "jobs")}  # fmt: skip
