@@ -118,6 +118,24 @@ def test_the_walk_falls_back_to_sorting_when_the_newest_memories_hold_too_few(ap
     assert not theirs & set(hits)
 
 
+def test_a_rare_words_old_match_is_never_crowded_out_by_common_words(app, make_agent, small_limits):
+    """The oldest memory is the only one holding "zebra" (rare), and not "kayak" (common: 20 newer
+    matches, past every limit): it is among the candidates only through the rare word's matches — it is
+    neither among the newest matches nor holding every word — and first."""
+    agent = make_agent(role="supervisor")
+    old = create_memory(agent.id, "The zebra trip went well", actor="agent", category="profile")
+    db.session.execute(
+        sa.text("UPDATE agent_memories SET updated_at = :at WHERE id = :id"),
+        {"at": utcnow() - timedelta(days=30), "id": old.id},
+    )
+    db.session.commit()
+    seed(agent, 20)
+    if db.engine.dialect.name == "postgresql":
+        figures = term_stats.bm25_params(["zebra", "kayak"], ["zebra", "kayak"])
+        assert plan(["zebra", "kayak"], figures.matches) == Plan("walk", ["zebra"], ["kayak"])
+    assert ask(agent, "Where did the zebra kayak go?")[0] == old.id
+
+
 def test_the_routes_agree_with_ranking_every_match(app, make_agent, monkeypatch):
     """The same memories ranked with every match scored (limits out of reach), then through the walk
     with a window too small (the fallback) and large enough."""

@@ -236,9 +236,10 @@ def lexical_pool(
     - "exact": every match of the words (bound as q_any), fetched once with what scoring needs (a GIN
       bitmap: agent-led, or words-only when the agent holds most of the table; migration 0018);
     - otherwise every match of the rare words (q_rare; `rare`: whether there are any), so a rare word's
-      hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and up to
-      POOL_ALL memories holding every word (q_all). The newest matches: "sorted", the common words'
-      matches (at most SORT_LIMIT: `plan` knows) fetched with their recency and sorted; "walk", the
+      hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and, when
+      no word is rare, up to POOL_ALL memories holding every word (q_all). The newest matches:
+      "sorted", the common words' matches (at most SORT_LIMIT: `plan` knows) fetched with their
+      recency and sorted; "walk", the
       agent's WINDOW newest memories walked along the recency index, each tested, stopping at POOL_ANY
       matches — kept when there are WALK_ENOUGH, which are then the newest (older matches lose on
       recency) — else the words are sparse among the newest and the newest of up to SORT_LIMIT matches
@@ -272,7 +273,9 @@ def lexical_pool(
         parts = _walked(where) if route == "walk" else [_newest(where, "common_matches")]
         if rare:
             parts.append(matching("q_rare", EXACT_LIMIT))
-        if words > 1:
+        elif words > 1:
+            # A memory holding every word holds the rare ones, so it is among their matches already;
+            # without rare words, up to POOL_ALL of them join (a GIN intersection of common words).
             parts.append(matching("q_all", POOL_ALL))
         # Each memory once: the parts may overlap.
         found = union(*(select(part.subquery()) for part in parts))
