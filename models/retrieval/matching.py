@@ -239,18 +239,17 @@ def lexical_pool(
       hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and, when
       no word is rare, up to POOL_ALL memories holding every word (q_all). The newest matches:
       "sorted", the common words' matches (at most SORT_LIMIT: `plan` knows) fetched with their
-      recency and sorted; "walk", the
-      agent's WINDOW newest memories walked along the recency index, each tested, stopping at POOL_ANY
-      matches — kept when there are WALK_ENOUGH, which are then the newest (older matches lose on
-      recency) — else the words are sparse among the newest and the newest of up to SORT_LIMIT matches
-      are sorted out.
+      recency and sorted; "walk", the agent's WINDOW newest memories walked along the recency index,
+      each tested, stopping at POOL_ANY matches — kept when there are WALK_ENOUGH, which are then the
+      newest (older matches lose on recency) — else the words are sparse among the newest and the
+      newest of up to SORT_LIMIT matches are sorted out.
 
     Each costs about a row read per memory it reads: at most EXACT_LIMIT; RARE_LIMIT + SORT_LIMIT; or
-    RARE_LIMIT + WINDOW + SORT_LIMIT (plus POOL_ALL). Two approximations, both bounding that work: a walk keeping
-    between WALK_ENOUGH and POOL_ANY matches ranks fewer than POOL_ANY; and a walk's fallback, when the
-    agent holds more than SORT_LIMIT matches, sorts the SORT_LIMIT it fetched first (in the order of the
-    table on disk), not all of them. How often the top 5 differs from ranking every match, at a million
-    memories: bench/ANALYSIS.md.
+    RARE_LIMIT + WINDOW + SORT_LIMIT (plus POOL_ALL). Two approximations, both bounding that work: a
+    walk keeping between WALK_ENOUGH and POOL_ANY matches ranks fewer than POOL_ANY; and a walk's
+    fallback, when the agent holds more than SORT_LIMIT matches, sorts the SORT_LIMIT it fetched first
+    (in the order of the table on disk), not all of them. How often the top 5 differs from ranking every
+    match at a million memories: `bench.nl_latency --agreement` (docs/benchmarks.md).
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
