@@ -200,7 +200,10 @@ class Plan(NamedTuple):
 def plan(terms: list[str], matches: Mapping[str, int]) -> Plan:
     """Which of the search `terms` are rare enough for all their matches to be candidates, and how the
     newest matches of the others are found, from each word's memories in the whole table (term_stats:
-    an upper bound for one agent's, so a route chosen for the table is never too small for the agent).
+    counted for the rarer words, estimated from the column's statistics for the commonest). One agent
+    holds no more than the table, so a route chosen for the table is not too small for the agent, up to
+    those estimates; where an estimate is low, each fetch's LIMIT still bounds the work, and the
+    candidates are then some of the matches rather than all (or the newest).
 
     When all the words' matches add up to EXACT_LIMIT at most: "exact", every match scored. Otherwise the
     rarest words are rare while their matches add up to RARE_LIMIT at most, and the rest are common:
@@ -238,7 +241,7 @@ def lexical_pool(
     - otherwise every match of the rare words (q_rare; `rare`: whether there are any), so a rare word's
       hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and, when
       no word is rare, up to POOL_ALL memories holding every word (q_all). The newest matches:
-      "sorted", the common words' matches (at most SORT_LIMIT: `plan` knows) fetched with their
+      "sorted", the common words' matches (at most SORT_LIMIT, by `plan`'s figures) fetched with their
       recency and sorted; "walk", the agent's WINDOW newest memories walked along the recency index,
       each tested, stopping at POOL_ANY matches — kept when there are WALK_ENOUGH, which are then the
       newest (older matches lose on recency) — else the words are sparse among the newest and the

@@ -61,8 +61,9 @@ class Figures(NamedTuple):
 
     params: dict[str, Any]  # the bound values of ranking.bm25_words
     slots: int  # how many words score
-    matches: dict[str, int]  # each word's memories, whole table (all agents): an upper bound for one agent
-    rows: int  # the memories, whole table
+    # Each word's memories in the whole table (all agents): counted for the rarer words, estimated from the
+    # column's statistics for the commonest (so an agent holds at most that many, up to that estimate).
+    matches: dict[str, int]
 
 
 class _Word(NamedTuple):  # PostgreSQL
@@ -230,7 +231,7 @@ def bm25_params(words: Sequence[str], searched: Sequence[str]) -> Figures:
             if query and word in searched:
                 weights[word], queries[word] = MIN_IDF, query
     params, slots = _slots(weights, queries, avgdl)
-    return Figures(params, slots, {word: matches for word, _, matches in counted}, int(rows))
+    return Figures(params, slots, {word: matches for word, _, matches in counted})
 
 
 def _sqlite_table(key: str, now: float) -> int:
