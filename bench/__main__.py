@@ -77,6 +77,10 @@ def run_parts(parts: list[str], quick: bool) -> None:
              "--json", str(RESULTS / "reads_100000.json")], 3600)  # fmt: skip
         _run("nl section", [PYTHON, "-c", "from bench.nl_latency import section, RESULTS; "
              "(RESULTS / 'nl.section.md').write_text(section(RESULTS))"], 60)  # fmt: skip
+    if "vectors" in parts:  # needs the local-embeddings extra; embeds 100,000 sentences once (~6 min)
+        _run("vectors", [PYTHON, "-m", "bench.vector_recall", *(["--memories", "20000"] if quick else []),
+                         "--json", str(RESULTS / "vector_recall.json"),
+                         "--section", str(RESULTS / "vector_recall.section.md")], 3600)  # fmt: skip
     if "peers" in parts:  # needs the bench-peers extra
         _run("peers", [PYTHON, "-m", "bench.peers", "--json", str(RESULTS / "peers.json"),
                        "--section", str(RESULTS / "peers.section.md")], 3600)  # fmt: skip
@@ -353,7 +357,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes: a rehearsal, not the figures")
     parser.add_argument(
         "--parts",
-        default="core,extras,ledger,checkpointers,api,quality,nl,console",
+        default="core,extras,ledger,checkpointers,api,quality,vectors,nl,console",
         help="comma-separated subset (also, not run by default: peers, with the bench-peers extra; workers; scale)",
     )
     parser.add_argument(

@@ -8,6 +8,7 @@ the lexical one could not.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import (
@@ -45,9 +46,22 @@ FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/b
 _T = AgentMemory.__table__
 
 
+def dense_params(dialect: str, ids: list[int], scores: list[float]) -> dict[str, str]:
+    """The nearest memories bound for `_dense_candidates`: d_ids and d_scores, in rank order, each one text
+    parameter — an array literal on PostgreSQL, a JSON array on SQLite. As text, not lists: psycopg
+    adapts a list of 100 numbers element by element, about 0.35 ms a query more here."""
+    if dialect == "postgresql":
+        return {
+            "d_ids": "{" + ",".join(map(str, ids)) + "}",
+            "d_scores": "{" + ",".join(map(repr, scores)) + "}",
+        }
+    return {"d_ids": json.dumps(ids), "d_scores": json.dumps(scores)}
+
+
 def _dense_candidates(dialect: str) -> Subquery:
-    """The nearest memories by vector, bound as two parameters in rank order: d_ids and d_scores (cosine).
-    As a table (id, score, rank), so the statement stays one shape whatever their number."""
+    """The nearest memories by vector, bound as two parameters in rank order (`dense_params`): d_ids and
+    d_scores (cosine). As a table (id, score, rank), so the statement stays one shape whatever their
+    number."""
     if dialect == "postgresql":
         sql = (
             "SELECT d.id, d.score, d.rank FROM unnest(CAST(:d_ids AS bigint[]), CAST(:d_scores AS double precision[]))"

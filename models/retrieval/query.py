@@ -14,7 +14,6 @@ from its stages, each in a module of its own:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +26,7 @@ from models.db import db, utcnow
 from models.memories.memory import AgentMemory
 from models.retrieval import ranking, term_stats
 from models.retrieval.filters import FILTERS, filter_params, known_filters
-from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, fused_pool
+from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
     Plan,
     Route,
@@ -217,10 +216,7 @@ def search(
         ids, scores = vectors.nearest(agent_id, dense[0], dense[1], k, user_id=filters.get("user_id"))
         if ids:
             dense_mode = mode
-            if dialect == "postgresql":
-                params["d_ids"], params["d_scores"] = ids, scores
-            else:
-                params["d_ids"], params["d_scores"] = json.dumps(ids), json.dumps(scores)
+            params |= dense_params(dialect, ids, scores)
         elif mode == "dense":
             return []
     elif mode == "dense":

@@ -2,8 +2,19 @@
 
 Vectors live in `memory_embeddings` (float32 bytes in a plain column, on SQLite and PostgreSQL alike:
 pgvector is not needed). A web process keeps, per (agent, embedding model), the agent's vectors as one
-float32 matrix and answers "which memories are nearest to this query vector" with one matrix-vector
-product (exact search, no approximate index). The matrix is:
+float32 matrix and answers "which memories are nearest to this query vector":
+
+- exactly, with one matrix-vector product, when the rows searched (the agent's, or one user's) are
+  EXACT_ROWS or fewer;
+- beyond that, in two steps: each row's signs (one bit a dimension, 48 bytes for 384 dimensions) are
+  compared with the query's, and the SHORTLIST rows nearest by Hamming distance are re-scored exactly.
+  Scanning 100,000 float32 rows reads 154 MB, about 9 ms on this machine whatever else it does; their
+  signs are 4.8 MB. What the shortlist gives up is measured on real all-MiniLM-L6-v2 vectors by
+  `python -m bench.vector_recall` (docs/benchmarks.md): the sign of each dimension keeps the angle
+  between two vectors roughly (random-hyperplane hashing), so the exact neighbours are nearly always in
+  a shortlist of a few percent.
+
+The matrix is:
 
 - loaded on the agent's first dense query (one indexed read of the agent's rows);
 - refreshed incrementally, at most once every REFRESH_SECONDS per agent: only rows embedded since the
@@ -11,8 +22,8 @@ product (exact search, no approximate index). The matrix is:
   written over their old row or appended;
 - rebuilt from scratch after RELOAD_SECONDS, which drops the rows of memories deleted meanwhile;
 - bounded: all agents' matrices together stay under `VECTOR_CACHE_MB` (default 512) per process, the
-  least recently queried agent evicted first. One agent costs n x dims x 4 bytes: 100,000 memories of
-  384 dimensions (all-MiniLM-L6-v2) are 154 MB.
+  least recently queried agent evicted first. One agent costs n x dims x 4 bytes, and n x dims / 8 for
+  the signs: 100,000 memories of 384 dimensions (all-MiniLM-L6-v2) are 154 + 4.8 MB.
 
 The matrix is only a way to find candidates: memory.query passes their ids to its one SQL statement,
 which applies the agent, soft-deletion, the allowlist and every filter again (models/retrieval/fusion.py). A
@@ -45,6 +56,39 @@ RELOAD_SECONDS = 3600.0  # a full rebuild, dropping deleted memories' rows
 # ids and stamps are read for that window; vectors cross the wire only for rows new or changed since.
 MARGIN = timedelta(seconds=10)
 NO_USER = -1
+# Up to this many rows searched, every one is scored exactly (20,000 x 384 float32: about 2 ms here).
+EXACT_ROWS = 20_000
+# Past EXACT_ROWS, how many rows the sign-bit prefilter keeps for the exact re-score: this many, or
+# SHORTLIST_PER_K x k when more neighbours are asked for. bench.vector_recall measures what it misses.
+SHORTLIST = 2_000
+SHORTLIST_PER_K = 10
+
+
+def sign_bits(vectors: np.ndarray) -> np.ndarray:
+    """Each row's signs packed one bit a dimension into 64-bit words (the last one zero-padded): a
+    vector's sketch for the Hamming prefilter. One row for a 1-D vector."""
+    packed = np.packbits(np.atleast_2d(vectors) > 0, axis=1)
+    pad = -packed.shape[1] % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+def shortlist(bits: np.ndarray, query: np.ndarray, size: int) -> np.ndarray:
+    """The columns of `bits` (sign_bits transposed: one row a 64-bit word, one column a vector) nearest to
+    `query`'s signs by Hamming distance: every column within the distance of the size-th nearest, so at
+    least `size` (ties included), at most twice that."""
+    # Word by word over contiguous rows: six passes over 100,000 words each are about 5x faster here than
+    # counting row by row over the (n, 6) layout.
+    distance = np.bitwise_count(bits[0] ^ query[0]).astype(np.uint16)
+    for word, mine in zip(bits[1:], query[1:], strict=True):
+        distance += np.bitwise_count(word ^ mine)
+    # Distances are small integers: counting them finds the cut faster than a partition does.
+    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), size))
+    picked = np.flatnonzero(distance <= cut)
+    if len(picked) > 2 * size:  # many ties at the cut (identical vectors, say): bound the re-score
+        picked = picked[np.argpartition(distance[picked], size - 1)[:size]]
+    return picked
 
 
 class AgentMatrix:
@@ -56,6 +100,7 @@ class AgentMatrix:
         self.count = 0
         self.ids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.bits = np.zeros((0, 0), dtype=np.uint64)  # sign_bits of each row, one column a row
         self.users = np.zeros(0, dtype=np.int32)
         self.position: dict[int, int] = {}
         self.user_codes: dict[str, int] = {}
@@ -67,7 +112,7 @@ class AgentMatrix:
 
     @property
     def nbytes(self) -> int:
-        return self.matrix.nbytes + self.ids.nbytes + self.users.nbytes
+        return self.matrix.nbytes + self.bits.nbytes + self.ids.nbytes + self.users.nbytes
 
     def _select(self, *columns):
         e, m = MemoryEmbedding, AgentMemory
@@ -112,16 +157,15 @@ class AgentMatrix:
             return
         capacity = max(needed, int(capacity * 1.5), 64)
         matrix = np.zeros((capacity, self.dims), dtype=np.float32)
+        bits = np.zeros((-(-self.dims // 64), capacity), dtype=np.uint64)
         ids = np.zeros(capacity, dtype=np.int64)
         users = np.full(capacity, NO_USER, dtype=np.int32)
         if self.matrix.shape[1] == self.dims:
-            matrix[: self.count], ids[: self.count], users[: self.count] = (
-                self.matrix[: self.count],
-                self.ids[: self.count],
-                self.users[: self.count],
-            )
+            kept = self.count
+            matrix[:kept], bits[:, :kept] = self.matrix[:kept], self.bits[:, :kept]
+            ids[:kept], users[:kept] = self.ids[:kept], self.users[:kept]
         # Readers hold their own references: swapping whole arrays never shows them a half-copied one.
-        self.matrix, self.ids, self.users = matrix, ids, users
+        self.matrix, self.bits, self.ids, self.users = matrix, bits, ids, users
 
     def _upsert(self, rows: Sequence) -> None:
         if not rows:
@@ -136,20 +180,20 @@ class AgentMatrix:
         self._grow(self.count + len(rows))
         if not self.count:  # a full load: whole arrays at once, not row by row
             n, codes = len(rows), self.user_codes
-            self.matrix[:n] = vectors
+            self.matrix[:n], self.bits[:, :n] = vectors, sign_bits(vectors).T
             self.ids[:n] = [r[0] for r in rows]
             self.users[:n] = [NO_USER if r[3] is None else codes.setdefault(r[3], len(codes)) for r in rows]
             self.position = {int(r[0]): i for i, r in enumerate(rows)}
             self.stamps = {int(r[0]): r[2] for r in rows}
             self.count = n
             return
-        for row, vector in zip(rows, vectors, strict=True):
+        for row, vector, bits in zip(rows, vectors, sign_bits(vectors), strict=True):
             memory_id, created_at, user_id = int(row[0]), row[2], row[3]
             at = self.position.get(memory_id)
             if at is None:
                 at = self.position[memory_id] = self.count
                 self.count += 1
-            self.matrix[at], self.ids[at] = vector, memory_id
+            self.matrix[at], self.bits[:, at], self.ids[at] = vector, bits, memory_id
             self.users[at] = (
                 NO_USER if user_id is None else self.user_codes.setdefault(user_id, len(self.user_codes))
             )
@@ -159,20 +203,24 @@ class AgentMatrix:
         self, vector: np.ndarray, k: int, user_id: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The ids and cosine scores of the k rows nearest to `vector` (of this user only, when given), best
-        first."""
-        count, matrix, ids, users = self.count, self.matrix, self.ids, self.users
+        first: exact over EXACT_ROWS rows or fewer, else among the sign-bit prefilter's shortlist."""
+        count, matrix, bits, ids, users = self.count, self.matrix, self.bits, self.ids, self.users
+        none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         if not count or vector.shape[0] != self.dims:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+            return none
+        rows: np.ndarray | slice = slice(0, count)
         if user_id is not None:
             code = self.user_codes.get(user_id)
             if code is None:
-                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+                return none
             rows = np.flatnonzero(users[:count] == code)
-            scores = matrix[rows] @ vector
-            ids = ids[rows]
-        else:
-            scores = matrix[:count] @ vector
-            ids = ids[:count]
+        searched = count if isinstance(rows, slice) else len(rows)
+        size = max(SHORTLIST, SHORTLIST_PER_K * k)
+        if searched > max(EXACT_ROWS, 2 * size):
+            picked = shortlist(bits[:, rows], sign_bits(vector)[0], size)
+            rows = picked if isinstance(rows, slice) else rows[picked]
+        scores = matrix[rows] @ vector
+        ids = ids[rows]
         if len(scores) > k:
             top = np.argpartition(-scores, k - 1)[:k]
             ids, scores = ids[top], scores[top]
@@ -234,4 +282,4 @@ def nearest(
     """The agent's k memories nearest to `vector` by its stored vectors of `model`: (ids, cosine scores),
     best first. Candidates only: the caller's SQL decides which of them may be returned."""
     ids, scores = cache().matrix(agent_id, model).nearest(np.asarray(vector, dtype=np.float32), k, user_id)
-    return ids.tolist(), [float(s) for s in scores]
+    return ids.tolist(), scores.tolist()
