@@ -219,6 +219,9 @@ def free_port() -> int:
 
 def start_gunicorn(args, port: int) -> subprocess.Popen:
     env = dict(os.environ, DATABASE_URL=db_url(args), SECRET_KEY="bench", REDIS_URL=args.redis_url)
+    # The seeded memories carry no vectors, so the ranking is lexical; with the local-embeddings extra
+    # installed, EMBEDDINGS=auto would still embed every question (MiniLM on these two cores) for nothing.
+    env.setdefault("EMBEDDINGS", "hashed")
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     cmd = [gunicorn, "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),
            "-b", f"127.0.0.1:{port}", "--log-level", "warning", "wsgi:app"]  # fmt: skip
