@@ -141,3 +141,12 @@ def test_the_prefilter_ranks_the_filtered_users_rows_only(small_limits):
         assert len(ids) == 20 and set(ids.tolist()) <= u2
     assert small_limits  # through the prefilter
     assert entry.nearest(matrix[0], 5, user_id="nobody")[0].size == 0
+
+
+def test_a_process_answering_dense_queries_runs_numpys_blas_on_one_thread(app):
+    """BLAS's own thread pool beside torch's stalled query embeddings on two cores (vectors._one_blas_thread)."""
+    from threadpoolctl import threadpool_info
+
+    vectors.cache()
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)

@@ -8,7 +8,7 @@ float32 matrix and answers "which memories are nearest to this query vector":
   EXACT_ROWS or fewer;
 - beyond that, in two steps: each row's signs (one bit a dimension, 48 bytes for 384 dimensions) are
   compared with the query's, and the SHORTLIST rows nearest by Hamming distance are re-scored exactly.
-  Scanning 100,000 float32 rows reads 154 MB, about 9 ms on this machine whatever else it does; their
+  Scanning 100,000 float32 rows reads 154 MB, 8-13 ms on this machine whatever else it does; their
   signs are 4.8 MB. What the shortlist gives up is measured on real all-MiniLM-L6-v2 vectors by
   `python -m bench.vector_recall` (docs/benchmarks.md): the sign of each dimension keeps the angle
   between two vectors roughly (random-hyperplane hashing), so the exact neighbours are nearly always in
@@ -40,10 +40,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import cache as once
 
 import numpy as np
 from flask import current_app
 from sqlalchemy import select
+from threadpoolctl import threadpool_limits
 
 from models.db import binary_rows, db, utcnow
 from models.memories.memory import AgentMemory
@@ -56,8 +58,9 @@ RELOAD_SECONDS = 3600.0  # a full rebuild, dropping deleted memories' rows
 # ids and stamps are read for that window; vectors cross the wire only for rows new or changed since.
 MARGIN = timedelta(seconds=10)
 NO_USER = -1
-# Up to this many rows searched, every one is scored exactly (20,000 x 384 float32: about 2 ms here).
-EXACT_ROWS = 20_000
+# Up to this many rows searched, every one is scored exactly (10,000 x 384 float32: about 1 ms here, on
+# one BLAS thread: `_one_blas_thread`).
+EXACT_ROWS = 10_000
 # Past EXACT_ROWS, how many rows the sign-bit prefilter keeps for the exact re-score: this many, or
 # SHORTLIST_PER_K x k when more neighbours are asked for. bench.vector_recall measures what it misses.
 SHORTLIST = 2_000
@@ -266,11 +269,22 @@ class VectorCache:
         return sum(m.nbytes for m in self._agents.values())
 
 
+@once
+def _one_blas_thread() -> None:
+    """NumPy's BLAS on one thread, for the whole process, from its first dense query on. The products here
+    are small (a shortlist) or bound by memory, not arithmetic; requests already run side by side on the
+    server's threads; and BLAS's own pool, waiting for work beside torch's (the local embedder, which
+    embeds the same request's question), left one query embedding in ten waiting ~100 ms on two cores
+    (bench.peers: memory.query's p95 120 ms, 20 ms on one BLAS thread)."""
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def cache() -> VectorCache:
     """This app's vector cache (one per app and process, in `app.extensions`)."""
     extensions = current_app.extensions
     found = extensions.get("vector_cache")
     if found is None:
+        _one_blas_thread()
         megabytes = float(current_app.config["VECTOR_CACHE_MB"])
         found = extensions.setdefault("vector_cache", VectorCache(int(megabytes * 1024 * 1024)))
     return found
