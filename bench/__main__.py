@@ -339,6 +339,16 @@ def _summary(core, extras, api, console) -> list[str]:
             if bm25 and lexical:
                 add("lexical recall@10 against BM25", database, f"{lexical['recall@10']} vs {bm25['recall@10']}",
                     "never below BM25", lexical["recall@10"] >= bm25["recall@10"])  # fmt: skip
+    peers = _load("peers.json")
+    rows = {r["system"]: r for r in peers or [] if "error" not in r}  # bench.peers: one row a system
+    ours, mem0 = rows.get("memory console"), [r for name, r in rows.items() if name.startswith("mem0")]
+    if ours and mem0:
+        fastest = min(mem0, key=lambda r: r["query_p95"])
+        add(f"peers: query p50 / p95 and recall@10, against the faster mem0 ({fastest['system']})",
+            f"{ours['memories']:,} memories", f"{ours['query_p50']} / {ours['query_p95']} ms, {ours['recall@10']} % "
+            f"(mem0: {fastest['query_p50']} / {fastest['query_p95']} ms, {fastest['recall@10']} %)",
+            "ahead on latency and recall", ours["query_p95"] <= fastest["query_p95"]
+            and ours["query_p50"] <= fastest["query_p50"] and ours["recall@10"] >= fastest["recall@10"])  # fmt: skip
     if console:
         worst = max(console["results"], key=lambda r: r["p95_ms"])
         counts = console.get("counts", {})

@@ -138,7 +138,8 @@ def section(result: dict) -> str:
         f"all-MiniLM-L6-v2 vectors of sentences over the model's vocabulary and {result['questions']} "
         "questions; each size is the first n of them. Up to "
         f"{result['exact_rows']:,} rows every row is scored; past that, sign bits pick a shortlist of "
-        f"{result['shortlist']:,} re-scored exactly. Taken at a load average of {result['load_average']}.",
+        f"{result['shortlist']:,} re-scored exactly. Both timed on one BLAS thread, as in a process that answers "
+        f"dense queries. Taken at a load average of {result['load_average']}.",
         "",
         "| memories | prefilter | recall@10 | recall@100 | worst recall@10 | nearest p50 / p95 ms | exact scan p50 / p95 ms |",
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: |",
