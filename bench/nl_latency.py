@@ -19,8 +19,9 @@ percentiles taken over all of them, each pass's own p95 kept beside them (how mu
   The vectors are random unit vectors (embedding 100k texts with MiniLM on this machine takes longer
   than the whole benchmark suite), which costs the same to search as real ones: the matrix product, the
   sign-bit shortlist past vectors.EXACT_ROWS and the fused SQL do not depend on the values (what the
-  shortlist misses does: `python -m bench.vector_recall` measures it on real MiniLM vectors). The time to embed the question itself is measured
-  separately (`--embed-model local`: all-MiniLM-L6-v2 on the CPU, when installed);
+  shortlist misses does: `python -m bench.vector_recall` measures it on real MiniLM vectors). The time
+  to embed the question itself is measured separately (`--embed-model local`: all-MiniLM-L6-v2 on the
+  CPU, when installed);
 - each with and without a `user_id` filter (1 of 50 users), the scope nearly every agent call carries.
 
 Prints p50 / p95 / p99 per case and writes them with --json. Loopback only; stops by itself.

@@ -121,7 +121,7 @@ def measure(matrix: np.ndarray, queries: np.ndarray, size: int) -> dict:
     nearest_ms = timed(lambda q: entry.nearest(q, K), runs)
     return {
         "memories": size,
-        "prefilter": size > max(vectors.EXACT_ROWS, 2 * max(vectors.SHORTLIST, vectors.SHORTLIST_PER_K * K)),
+        "prefilter": vectors.shortlist_size(size, K) is not None,
         "recall@10": round(statistics.fmean(recall10), 4),
         "recall@100": round(statistics.fmean(recall100), 4),
         "worst recall@10": min(recall10),

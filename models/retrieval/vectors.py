@@ -77,6 +77,13 @@ def sign_bits(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
+def shortlist_size(searched: int, k: int) -> int | None:
+    """How many of `searched` rows the sign-bit prefilter keeps for k neighbours, or None when every row
+    is scored: up to EXACT_ROWS, or while the shortlist would be half the rows or more."""
+    size = max(SHORTLIST, SHORTLIST_PER_K * k)
+    return size if searched > max(EXACT_ROWS, 2 * size) else None
+
+
 def shortlist(bits: np.ndarray, query: np.ndarray, size: int) -> np.ndarray:
     """The columns of `bits` (sign_bits transposed: one row a 64-bit word, one column a vector) nearest to
     `query`'s signs by Hamming distance: every column within the distance of the size-th nearest, so at
@@ -206,7 +213,7 @@ class AgentMatrix:
         self, vector: np.ndarray, k: int, user_id: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The ids and cosine scores of the k rows nearest to `vector` (of this user only, when given), best
-        first: exact over EXACT_ROWS rows or fewer, else among the sign-bit prefilter's shortlist."""
+        first: exact, or among the sign-bit prefilter's shortlist past EXACT_ROWS (`shortlist_size`)."""
         count, matrix, bits, ids, users = self.count, self.matrix, self.bits, self.ids, self.users
         none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         if not count or vector.shape[0] != self.dims:
@@ -217,9 +224,8 @@ class AgentMatrix:
             if code is None:
                 return none
             rows = np.flatnonzero(users[:count] == code)
-        searched = count if isinstance(rows, slice) else len(rows)
-        size = max(SHORTLIST, SHORTLIST_PER_K * k)
-        if searched > max(EXACT_ROWS, 2 * size):
+        size = shortlist_size(count if isinstance(rows, slice) else len(rows), k)
+        if size:
             picked = shortlist(bits[:, rows], sign_bits(vector)[0], size)
             rows = picked if isinstance(rows, slice) else rows[picked]
         scores = matrix[rows] @ vector
