@@ -222,6 +222,9 @@ def start_gunicorn(args, port: int) -> subprocess.Popen:
     # The seeded memories carry no vectors, so the ranking is lexical; with the local-embeddings extra
     # installed, EMBEDDINGS=auto would still embed every question (MiniLM on these two cores) for nothing.
     env.setdefault("EMBEDDINGS", "hashed")
+    # One token makes every request: the API's per-token limit (600/minute by default) would turn most of
+    # them away. The limiter still counts each one in Redis, as it does in production.
+    env.setdefault("API_RATE_LIMIT", "1000000/minute")
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     cmd = [gunicorn, "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),
            "-b", f"127.0.0.1:{port}", "--log-level", "warning", "wsgi:app"]  # fmt: skip

@@ -39,6 +39,9 @@ class Config:
         # agent API calls per token. Storage: RATELIMIT_STORAGE_URI, else the app's Redis (console/limits.py).
         self.RATELIMIT_ENABLED = env.get("RATELIMIT_ENABLED", "1") == "1"
         self.RATELIMIT_STORAGE_URI = env.get("RATELIMIT_STORAGE_URI") or None
+        # X-RateLimit-Limit / -Remaining / -Reset on every limited response: two more Redis round trips
+        # per call, so off unless asked for; a 429 always carries Retry-After (console/limits.py).
+        self.RATELIMIT_HEADERS_ENABLED = env.get("RATELIMIT_HEADERS_ENABLED", "0") == "1"
         self.LOGIN_RATE_LIMIT = env.get("LOGIN_RATE_LIMIT", "5/minute;30/hour")
         self.API_RATE_LIMIT = env.get("API_RATE_LIMIT", "600/minute")
         # Agent API bookkeeping (last-access touches, search events) is written in batches this often.

@@ -296,6 +296,35 @@ def test_the_601st_api_call_in_a_minute_gets_429_with_retry_after(app, client, m
     assert client.get("/api/v1/agent", headers=other).status_code == 200
 
 
+def test_the_limit_headers_are_sent_only_when_asked_for_and_a_429_always_says_when_to_retry(
+    database_url, redis_url, make_agent
+):
+    """RATELIMIT_HEADERS_ENABLED (off by default: two Redis round trips a call) adds X-RateLimit-*; the
+    429's Retry-After comes from console/limits.py either way."""
+    from console import create_app
+
+    config = {"TESTING": True, "DATABASE_URL": database_url, "REDIS_URL": redis_url, "SECRET_KEY": "t"}
+    for enabled in (False, True):
+        asked = {"RATELIMIT_HEADERS_ENABLED": True} if enabled else {}  # off unless asked for
+        app = create_app({**config, **asked, "API_RATE_LIMIT": "2/minute"})
+        with app.app_context():
+            headers = bearer(make_agent())
+            client = app.test_client()
+            first = client.get("/api/v1/agent", headers=headers)
+            assert first.status_code == 200
+            assert ("X-RateLimit-Remaining" in first.headers) is enabled
+            if enabled:
+                assert (
+                    first.headers["X-RateLimit-Limit"] == "2"
+                    and first.headers["X-RateLimit-Remaining"] == "1"
+                )
+            client.get("/api/v1/agent", headers=headers)
+            limited = client.get("/api/v1/agent", headers=headers)
+            assert limited.status_code == 429 and 0 < int(limited.headers["Retry-After"]) <= 60
+            db.session.remove()
+            db.engine.dispose()
+
+
 def test_the_api_limit_is_configurable_and_shared_across_endpoints(app, client, make_agent):
     app.config["API_RATE_LIMIT"] = "3/minute"
     headers = bearer(make_agent())

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import pyotp
-from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask import flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 from flask_wtf import FlaskForm
 from sqlalchemy import or_, update
@@ -141,8 +141,9 @@ def login_code():
     return render_template("auth/code.html", form=form), (401 if form.is_submitted() else 200)
 
 
-def locked_out(err):
-    """429 on the sign-in steps: a plain message, no form to retry with until the window passes."""
+def locked_out(err, wait: int):
+    """429 on the sign-in steps: a plain message, no form to retry with until the window passes (`wait`:
+    its seconds, console.limits.retry_after)."""
     user = (
         _pending_user()
         if request.endpoint == "auth.login_code"
@@ -150,8 +151,6 @@ def locked_out(err):
     )
     sign_ins.record_lockout(user.id if user is not None else None, _address())
     log.info("sign-in locked out")
-    limit = current_app.extensions["memconsole_limiter"].current_limit
-    wait = max(1, int(limit.reset_at - time.time())) if limit is not None else 60
     return render_template("auth/locked.html", minutes=max(1, round(wait / 60))), 429
 
 
