@@ -72,7 +72,7 @@ def run_parts(parts: list[str], quick: bool) -> None:
             _run(f"nl {database} {size:,}", [PYTHON, "-m", "bench.nl_latency", "--database", database,
                  "--memories", str(size), *extra, "--json", str(RESULTS / f"nl_{database}_{size}.json"),
                  *nl_section], 3600)  # fmt: skip
-        _run("reads 100,000", ["env", "RATELIMIT_ENABLED=0", PYTHON, "bench/api_load.py", "--memories", "10000" if quick else "100000",
+        _run("reads 100,000", [PYTHON, "bench/api_load.py", "--memories", "10000" if quick else "100000",
              "--read-only", "--questions", "--clients", "1,8", "--requests", "1000" if quick else "3000",
              "--json", str(RESULTS / "reads_100000.json")], 3600)  # fmt: skip
         _run("nl section", [PYTHON, "-c", "from bench.nl_latency import section, RESULTS; "
