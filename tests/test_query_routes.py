@@ -212,3 +212,56 @@ def test_sqlite_searches_its_full_text_index_once_per_question_not_once_per_memo
         steps = [row[-1] for row in plan_rows]
         # "INDEX 0:=M...": FTS5 asked for one rowid's match, i.e. once for every row of the outer loop.
         assert not [s for s in steps if "agent_memories_fts VIRTUAL TABLE INDEX 0:=" in s], steps
+
+
+def test_sqlite_scores_every_candidate_in_one_full_text_pass_by_every_word_of_the_question(app, make_agent):
+    """FTS5's bm25() sums its phrases, each with its whole-index idf: scoring the candidates once by the
+    search terms OR the other words gives each the score of the words it holds — what scoring them twice,
+    by the search terms and by the terms AND the other words, and keeping the better, gave."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's FTS5 scoring")
+    agent = make_agent(role="supervisor")
+    contents = [
+        "Maya plans the counselling course",
+        "Maya plans a trip",
+        "the course is long",
+        "garden notes",
+    ]
+    for content in contents + [f"Note {n} about the garden" for n in range(20)]:
+        create_memory(agent.id, content, actor="agent", category="profile")
+    question = "What course does Maya plan with the counsellor?"
+    statements = []
+
+    def grab(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    sa.event.listen(db.engine, "before_cursor_execute", grab)
+    try:
+        hits = query.search(agent.id, text=question, categories=["profile"], top_k=10)
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", grab)
+    ranking = [s for s in statements if "bm25(" in s]
+    assert len(ranking) == 1 and ranking[0].count("FROM agent_memories_fts JOIN agent_memories") == 1
+
+    words = matching.question_words(question)
+    terms = matching.search_terms(words)
+    others = [w for w in words if w not in terms]
+    raw = db.session.connection().connection.driver_connection
+
+    def bm25(match: str) -> dict[int, float]:
+        rows = raw.execute(
+            "SELECT rowid, -bm25(agent_memories_fts) FROM agent_memories_fts WHERE agent_memories_fts MATCH ?",
+            (match,),
+        )
+        return dict(rows.fetchall())
+
+    by_terms = bm25(matching.match_text("sqlite", terms, every=False))
+    by_both = bm25(
+        f"({matching.match_text('sqlite', terms, every=False)}) AND ({matching.match_text('sqlite', others, every=False)})"
+    )
+    expected = {i: max(s, by_both.get(i, s)) for i, s in by_terms.items()}
+    best = max(e / (1 + e) for e in expected.values())
+    assert {h.id for h in hits} <= set(expected)
+    for hit in hits:
+        squashed = expected[hit.id] / (1 + expected[hit.id])
+        assert hit.relevance == pytest.approx(squashed / best, rel=1e-9)

@@ -38,7 +38,6 @@ from sqlalchemy import (
     table,
     true,
     union,
-    union_all,
 )
 
 from models.memories.memory import AgentMemory
@@ -134,9 +133,12 @@ def match_text(dialect: str, terms: list[str], *, every: bool) -> str:
 
 
 def scoring_text(terms: list[str], others: list[str]) -> str:
-    """SQLite: the FTS5 query that scores a candidate by every word — a search term and any of the other
-    words — without finding more candidates (FTS5's bm25() scores every phrase of its query)."""
-    return f"({match_text('sqlite', terms, every=False)}) AND ({match_text('sqlite', others, every=False)})"
+    """SQLite: the FTS5 query that scores a candidate by every word of the question, the search terms and
+    the other words. It is matched against the candidates only (`_sqlite_pool`), all of which hold a
+    search term, so it finds no more of them. FTS5's bm25() is a sum over the phrases of its query, each
+    counted with its own whole-index idf and nothing for a phrase the memory lacks: a candidate's score
+    by this query is its score by the search terms plus what the other words it holds add."""
+    return f"{match_text('sqlite', terms, every=False)} OR {match_text('sqlite', others, every=False)}"
 
 
 def _match(dialect: str, param: str) -> ColumnElement[Any]:
@@ -177,18 +179,10 @@ def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int, oth
             select(*candidate_columns(dialect)).select_from(_FTS_JOIN).where(in_pool, _match(dialect, param))
         )
 
-    if not others:
-        return scored("q_any")
-    # Scored twice, the better score kept: by the search terms alone (q_any), and, for the candidates
-    # holding any other word of the question too, by every word (q_scored, see `scoring_text`).
-    both = union_all(scored("q_any"), scored("q_scored")).subquery("scored_twice")
-    return select(
-        both.c.id,
-        func.max(both.c.category).label("category"),
-        func.max(both.c.recency).label("recency"),
-        func.max(both.c.imp).label("imp"),
-        func.max(both.c.lexical).label("lexical"),
-    ).group_by(both.c.id)
+    # One full-text pass scores the candidates: by every word (q_scored, see `scoring_text`) when the
+    # question has words other than its search terms. Each pass reads the words' whole posting lists,
+    # which is most of the statement's time when they are common.
+    return scored("q_scored" if others else "q_any")
 
 
 class Plan(NamedTuple):

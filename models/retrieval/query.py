@@ -180,7 +180,7 @@ def search(
         figures = term_stats.bm25_params(scored, terms)
         params, slots = figures.params, figures.slots
         found = plan(terms, figures.matches) if terms else found
-    # SQLite: the other words are scored through an FTS5 query of their own (matching.scoring_text).
+    # SQLite: the other words are scored with the search terms in one FTS5 query (matching.scoring_text).
     others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     filters = known_filters(filters)
     capped = tuple(sorted(rag_caps or {}))
