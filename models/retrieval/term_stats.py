@@ -24,8 +24,11 @@ commonest) and counted through the full-text index for the others; the average l
 Tables under MIN_ROWS memories are counted afresh for every question (cheap there, and exact); larger
 ones are cached like the rest: N from the table's statistics, the average length from a sample.
 
-All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: small
-memories are fast whatever the words.
+All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: there a
+word most memories hold is often the one a question shares with its answer (a person's name), and
+leaving it out cost the labelled set much of its lexical recall. The price is speed: on SQLite a question
+whose words most memories hold scores up to matching.POOL_SQLITE of them (`python -m bench.nl_latency
+--database sqlite --memories 2500`; docs/benchmarks.md, the retrieval notes).
 """
 
 from __future__ import annotations
