@@ -312,3 +312,41 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
     assert [h.id for h in hits] == [rare.id]
     assert len(query.search(agent.id, text="the user", categories=["profile"], top_k=20)) == len(common) + 1
     term_stats.forget()
+
+
+def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_memories(
+    app, make_agent, embedder
+):
+    """On a database never ANALYZEd, SQLite preferred the agent-led indexes to the nearest memories' ids:
+    it walked all of the user's memories and checked each against them (fusion._looked_up_by_id)."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's query plan")
+    agent = make_agent(role="supervisor")
+    for n in range(30):
+        remember(agent, f"Maya note {n} about the garden", user_id="u1")
+    backfill_all()
+    assert not db.session.execute(sa.text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")).all()
+    statements = []
+
+    def grab(conn, cursor, statement, parameters, context, executemany):
+        if "json_each" in statement:
+            statements.append((statement, parameters))
+
+    sa.event.listen(db.engine, "before_cursor_execute", grab)
+    try:
+        vector = embeddings.query_vector("a note about the garden")
+        for filters in ({"user_id": "u1"}, None):
+            hits = query.search(
+                agent.id, text="garden", categories=["profile"], filters=filters, dense=vector, mode="dense"
+            )
+            assert len(hits) == 5
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", grab)
+    assert len(statements) == 2
+    for statement, parameters in statements:
+        steps = [
+            row[-1]
+            for row in db.session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+        ]
+        assert not [s for s in steps if "USING INDEX ix_agent_memories_agent" in s], steps
+        assert [s for s in steps if "SEARCH agent_memories USING INTEGER PRIMARY KEY" in s], steps

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     Select,
     Subquery,
+    bindparam,
     case,
     cast,
     func,
@@ -75,6 +76,20 @@ def _dense_candidates(dialect: str) -> Subquery:
     return text(sql).columns(id=Integer, score=Float, rank=Integer).subquery("dense")
 
 
+def _looked_up_by_id(dialect: str, where: list[ColumnElement[bool]]) -> list[ColumnElement[bool]]:
+    """The WHERE clauses for the nearest memories, which are found by their ids. SQLite, on a database
+    never ANALYZEd (an embedded one often is), preferred the agent-led indexes to the ids: it walked all
+    of the agent's (or the user's) memories and checked each against the ids, 1.5 ms of a hybrid question
+    at 2,500 memories. Written `agent_id + 0`, the agent's clause is one no index can serve, and every
+    index of agent_memories that fits leads with it: the ids are looked up by rowid, and the clause still
+    holds."""
+    if dialect != "sqlite":
+        return where
+    agent = _T.c.agent_id == bindparam("agent_id")
+    unindexed = (_T.c.agent_id + 0) == bindparam("agent_id")
+    return [unindexed if clause.compare(agent) else clause for clause in where]
+
+
 def fused_pool(
     dialect: str,
     where: list[ColumnElement[bool]],
@@ -98,7 +113,7 @@ def fused_pool(
     zero = cast(literal_column("0.0"), Float)
     parts: list[Select[Any]] = [
         select(*candidate_columns(dialect, lexical=False), zero.label("lexical")).where(
-            *where, _T.c.id.in_(select(dense.c.id))
+            *_looked_up_by_id(dialect, where), _T.c.id.in_(select(dense.c.id))
         )
     ]
     if words:
