@@ -22,6 +22,7 @@ from models import MemoryEmbedding, db
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.retrieval import matching, query, vectors
 from tests.scripted_llm import Reply, error
+from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 from tests.test_api_support import bearer
 
 DIMS = 64
@@ -325,28 +326,16 @@ def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_me
     for n in range(30):
         remember(agent, f"Maya note {n} about the garden", user_id="u1")
     backfill_all()
-    assert not db.session.execute(sa.text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")).all()
-    statements = []
-
-    def grab(conn, cursor, statement, parameters, context, executemany):
-        if "json_each" in statement:
-            statements.append((statement, parameters))
-
-    sa.event.listen(db.engine, "before_cursor_execute", grab)
-    try:
-        vector = embeddings.query_vector("a note about the garden")
+    assert never_analyzed()
+    vector = embeddings.query_vector("a note about the garden")
+    with statements_sent("json_each") as statements:
         for filters in ({"user_id": "u1"}, None):
             hits = query.search(
                 agent.id, text="garden", categories=["profile"], filters=filters, dense=vector, mode="dense"
             )
             assert len(hits) == 5
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", grab)
     assert len(statements) == 2
     for statement, parameters in statements:
-        steps = [
-            row[-1]
-            for row in db.session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
-        ]
+        steps = sqlite_plan(statement, parameters)
         assert not [s for s in steps if "USING INDEX ix_agent_memories_agent" in s], steps
         assert [s for s in steps if "SEARCH agent_memories USING INTEGER PRIMARY KEY" in s], steps

@@ -22,6 +22,7 @@ from models.changes.mutations import create_memory
 from models.db import utcnow
 from models.retrieval import matching, query, term_stats
 from models.retrieval.matching import Plan, plan
+from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 
 TOP = 3
 
@@ -190,26 +191,16 @@ def test_sqlite_searches_its_full_text_index_once_per_question_not_once_per_memo
     create_memory(
         agent.id, "Maya plans a counselling course", actor="agent", category="profile", user_id="u1"
     )
-    assert not db.session.execute(sa.text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")).all()
-    statements = []
-
-    def grab(conn, cursor, statement, parameters, context, executemany):
-        if "agent_memories_fts MATCH" in statement:
-            statements.append((statement, parameters))
-
-    sa.event.listen(db.engine, "before_cursor_execute", grab)
-    try:
+    assert never_analyzed()
+    with statements_sent("agent_memories_fts MATCH") as statements:
         for filters in ({"user_id": "u1"}, None):
             hits = query.search(
                 agent.id, text="What course does Maya plan?", categories=["profile"], filters=filters
             )
             assert [h.content for h in hits][:1] == ["Maya plans a counselling course"]
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", grab)
     assert len(statements) == 2
     for statement, parameters in statements:
-        plan_rows = db.session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
-        steps = [row[-1] for row in plan_rows]
+        steps = sqlite_plan(statement, parameters)
         # "INDEX 0:=M...": FTS5 asked for one rowid's match, i.e. once for every row of the outer loop.
         assert not [s for s in steps if "agent_memories_fts VIRTUAL TABLE INDEX 0:=" in s], steps
 
@@ -230,18 +221,9 @@ def test_sqlite_scores_every_candidate_in_one_full_text_pass_by_every_word_of_th
     for content in contents + [f"Note {n} about the garden" for n in range(20)]:
         create_memory(agent.id, content, actor="agent", category="profile")
     question = "What course does Maya plan with the counsellor?"
-    statements = []
-
-    def grab(conn, cursor, statement, parameters, context, executemany):
-        statements.append(statement)
-
-    sa.event.listen(db.engine, "before_cursor_execute", grab)
-    try:
+    with statements_sent("bm25(") as ranking:
         hits = query.search(agent.id, text=question, categories=["profile"], top_k=10)
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", grab)
-    ranking = [s for s in statements if "bm25(" in s]
-    assert len(ranking) == 1 and ranking[0].count("FROM agent_memories_fts JOIN agent_memories") == 1
+    assert len(ranking) == 1 and ranking[0][0].count("FROM agent_memories_fts JOIN agent_memories") == 1
 
     words = matching.question_words(question)
     terms = matching.search_terms(words)
