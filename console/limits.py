@@ -85,9 +85,6 @@ def storage_uri(app: Flask) -> str:
 
 def init_app(app: Flask) -> None:
     """After every blueprint is registered: the limits attach to the sign-in views and the API."""
-    # Off by default (infra/config.py): Flask-Limiter reads the window back from Redis for them on every
-    # call, two round trips that cost about a tenth of the API's read throughput (bench/api_load.py).
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
     if app.testing and not app.config.get("RATELIMIT_KEY_PREFIX"):
         # Tests share one Redis database: each app counts on its own.
@@ -124,6 +121,7 @@ def init_app(app: Flask) -> None:
 
 def _too_many(err: RateLimitExceeded):
     """429 with the limit named and Retry-After: the seconds until the window that was spent ends."""
+    wait = retry_after()
     if request.path.startswith("/api/"):
         response = jsonify(
             error="rate_limited",
@@ -134,17 +132,17 @@ def _too_many(err: RateLimitExceeded):
     elif request.blueprint == "auth":
         from .auth.routes import locked_out
 
-        response = current_app.make_response(locked_out(err, retry_after()))
+        response = current_app.make_response(locked_out(err, wait))
     else:
         response = current_app.make_response((err.description or "Too many requests", 429))
         response.mimetype = "text/plain"
-    response.headers["Retry-After"] = str(retry_after())
+    response.headers["Retry-After"] = str(wait)
     return response
 
 
 def retry_after() -> int:
     """Seconds until the limit this request broke lets it through again (at least 1; 60 when the counter
-    cannot be read). Set here, not by Flask-Limiter: its headers are off by default (init_app), and the
+    cannot be read). Set here, not by Flask-Limiter: its headers are off by default (RATELIMIT_HEADERS_ENABLED), and the
     one read of the window this takes is paid on a refused call only."""
     limit = current_app.extensions["memconsole_limiter"].current_limit
     try:
