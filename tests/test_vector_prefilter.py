@@ -143,6 +143,23 @@ def test_the_prefilter_ranks_the_filtered_users_rows_only(small_limits):
     assert entry.nearest(matrix[0], 5, user_id="nobody")[0].size == 0
 
 
+@pytest.mark.parametrize("share", [1, 2, 5], ids=["every-row", "half", "a-fifth"])
+def test_a_users_nearest_are_exact_whether_it_holds_every_row_many_or_few(small_limits, share):
+    """Under EXACT_ROWS: every row scored and the user's taken out (every row, or a share of at least
+    1/SCAN_SHARE), or the user's rows copied out and scored (a smaller share): the same ranking as a
+    brute-force search over the user's rows alone."""
+    matrix = clustered(300, clusters=5)
+    users = ["u1" if i % share == 0 else "u2" for i in range(300)]
+    entry = filled(matrix, users)
+    theirs = np.array([i for i, user in enumerate(users) if user == "u1"])
+    for query in matrix[[3, 4, 7]]:
+        expected = [int(theirs[i]) + 1 for i in np.argsort(-(matrix[theirs] @ query), kind="stable")[:20]]
+        ids, scores = entry.nearest(query, 20, user_id="u1")
+        assert ids.tolist() == expected
+        assert scores.tolist() == pytest.approx(sorted((matrix[theirs] @ query).tolist(), reverse=True)[:20])
+    assert small_limits == []
+
+
 def test_a_process_answering_dense_queries_runs_numpys_blas_on_one_thread(app):
     """BLAS's own thread pool beside torch's stalled query embeddings on two cores (vectors._one_blas_thread)."""
     from threadpoolctl import threadpool_info
