@@ -12,6 +12,9 @@ hold there.
 
 from __future__ import annotations
 
+import importlib
+import sqlite3
+import time
 from datetime import timedelta
 
 import pytest
@@ -25,6 +28,7 @@ from models.retrieval.matching import Plan, plan
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 
 TOP = 3
+DB_MODULE = importlib.import_module("models.db")  # the module: `models.db` as an attribute is the handle
 
 
 def test_plan_ranks_every_match_while_the_words_are_rare():
@@ -247,3 +251,84 @@ def test_sqlite_scores_every_candidate_in_one_full_text_pass_by_every_word_of_th
     for hit in hits:
         squashed = expected[hit.id] / (1 + expected[hit.id])
         assert hit.relevance == pytest.approx(squashed / best, rel=1e-9)
+
+
+def garden_notes(agent_id: int, count: int) -> None:
+    """`count` memories of one user ("u1") that no question here matches, newest first, written straight to
+    the table (non-constitutional rows): thousands through the mutation path would be slow."""
+    now = utcnow()
+    db.session.execute(
+        sa.text(
+            "INSERT INTO agent_memories (agent_id, memory_type, content, content_hash, token_estimate, tags, "
+            "category, pinned, constitutional, created_at, updated_at, user_id) VALUES (:agent, 'semantic', "
+            ":content, :content, 8, '[]', 'profile', 0, 0, :at, :at, 'u1')"
+        ),
+        [
+            {"agent": agent_id, "content": f"Note {n} about the garden", "at": now - timedelta(minutes=n)}
+            for n in range(count)
+        ],
+    )
+    db.session.commit()
+
+
+def _checked_in() -> None:
+    """The session's connection back to the pool (what the end of a request does)."""
+    db.session.commit()
+    db.session.close()
+
+
+def test_sqlite_gets_statistics_and_then_looks_one_users_few_matches_up_by_id(app, make_agent, monkeypatch):
+    """Without statistics SQLite's planner walks all of a single user's memories for every question
+    (models/db.py, `_keep_statistics`); once a connection going back to the pool has run PRAGMA optimize,
+    the tables are analyzed and the few matches are looked up by id."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's statistics")
+    agent_id = make_agent(role="supervisor").id
+    create_memory(
+        agent_id, "Maya plans a counselling course", actor="agent", category="profile", user_id="u1"
+    )
+    garden_notes(agent_id, 2500)
+    question = {
+        "text": "What course does Maya plan?",
+        "categories": ["profile"],
+        "filters": {"user_id": "u1"},
+    }
+
+    def plan() -> list[str]:
+        with statements_sent("agent_memories_fts MATCH") as sent:
+            hits = query.search(agent_id, **question)
+        assert [h.content for h in hits][:1] == ["Maya plans a counselling course"]
+        return sqlite_plan(*sent[0])
+
+    _checked_in()  # within OPTIMIZE_SECONDS of start-up: nothing analyzed yet
+    assert never_analyzed()
+    assert [s for s in plan() if "USING INDEX ix_agent_memories_agent_user" in s]
+    monkeypatch.setattr(DB_MODULE, "OPTIMIZE_SECONDS", 0.0)
+    _checked_in()
+    assert not never_analyzed()
+    steps = plan()
+    assert not [s for s in steps if "USING INDEX ix_agent_memories_agent_user" in s], steps
+
+
+def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
+    """PRAGMA optimize needs the write lock to store what ANALYZE found: with another connection writing,
+    the connection going back to the pool gives up at once (not after the 30 s busy timeout), and keeps
+    its busy timeout for the statements after."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's statistics")
+    agent_id = make_agent(role="supervisor").id
+    garden_notes(agent_id, 2500)
+    query.search(agent_id, text="garden", categories=["profile"], filters={"user_id": "u1"})
+    monkeypatch.setattr(DB_MODULE, "OPTIMIZE_SECONDS", 0.0)
+    writer = sqlite3.connect(db.engine.url.database, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        _checked_in()
+        assert time.monotonic() - started < 5
+        assert never_analyzed()
+        timeout = db.session.connection().exec_driver_sql("PRAGMA busy_timeout").scalar()
+        assert timeout == DB_MODULE.BUSY_TIMEOUT_MS
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
