@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -201,8 +202,10 @@ def main(argv: list[str] | None = None) -> int:
 
     corpus = Corpus(7)
     pg_db = f"memconsole_bench_nl_{args.memories}"
+    # The SQLite file and the embedded Redis's socket, removed at the end.
+    workdir = tempfile.mkdtemp(prefix="memconsole-nl-")
     if args.database == "sqlite":
-        url = f"sqlite:///{tempfile.mkdtemp(prefix='memconsole-nl-')}/nl.sqlite"
+        url = f"sqlite:///{workdir}/nl.sqlite"
     else:
         url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + pg_db
         if not args.reuse:
@@ -212,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                 conn.execute(sa.text(f'CREATE DATABASE "{pg_db}"'))
             admin.dispose()
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "REDIS_URL": "embedded",
-                      "EMBEDDED_REDIS_DIR": tempfile.mkdtemp(prefix="memconsole-nl-redis-")})  # fmt: skip
+                      "EMBEDDED_REDIS_DIR": f"{workdir}/redis"})  # fmt: skip
     results: dict = {
         "load_average": round(os.getloadavg()[0], 1),
         "database": args.database,
@@ -303,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             db.session.remove()
             db.engine.dispose()
     finally:
+        shutil.rmtree(workdir, ignore_errors=True)
         if args.database == "postgresql" and not args.keep:
             admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
             with admin.connect() as conn:

@@ -105,6 +105,7 @@ class Console:
         self.embedder = get_embedder()
         self.embedder.embed(["warm up"])
         self.ids: list[int] = []
+        self.position: dict[int, int] = {}  # memory id -> the index of its text
 
     def add(self, texts: list[str]) -> None:
         from jobs import relations
@@ -116,6 +117,7 @@ class Console:
                               user_id="u1").id
             )  # fmt: skip
         relations.backfill(relations.stale_memories([self.agent_id]))
+        self.position = {memory_id: i for i, memory_id in enumerate(self.ids)}
 
     def search(self, question: str) -> list[int]:
         from models.retrieval import query
@@ -124,8 +126,7 @@ class Console:
         hits = query.search(self.agent_id, text=question, categories=["profile"], filters={"user_id": "u1"},
                             top_k=10, dense=(self.embedder.label, vector))  # fmt: skip
         self.db.session.rollback()
-        position = {memory_id: i for i, memory_id in enumerate(self.ids)}
-        return [position[h.id] for h in hits]
+        return [self.position[h.id] for h in hits]
 
 
 class Mem0:
