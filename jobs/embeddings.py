@@ -101,16 +101,17 @@ class LocalMiniLM:
         if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
             return _normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
         # One text (a question, on the request path): the transformer and its mean pooling traced once with
-        # TorchScript (`_trace`), which skips the Python of transformers' modules: 15.6-16.3 → 11.2-12.1 ms a
-        # question here, the same vector. encode() would also put the model in eval mode and find its
-        # device on every call, walking every module.
+        # TorchScript (`_trace`), which skips the Python of transformers' modules: the same vector, sooner
+        # (README, "Embeddings"). encode() would also put the model in eval mode and find its device on every
+        # call, walking every module.
         features = self._features(texts)
         traced = self._traced if self._traced is not None else self._trace(features)
         with self._inference():
-            if traced:
-                return _normalised(traced(*(features[name] for name in _TRACED_INPUTS)).numpy())
-            output = self._model(features)
-        return _normalised(output["sentence_embedding"].numpy())
+            return _through(traced, features) if traced else self._forward(features)
+
+    def _forward(self, features: dict) -> np.ndarray:
+        """The model's own forward pass over tokenised texts: their normalised vectors."""
+        return _normalised(self._model(features)["sentence_embedding"].numpy())
 
     def _trace(self, example: dict) -> Any:
         """The traced forward pass, kept only if it embeds texts of other lengths as the model does (a trace
@@ -124,17 +125,13 @@ class LocalMiniLM:
             try:
                 module = _mean_pooled(self._model[0].auto_model)
                 with torch.no_grad(), warnings.catch_warnings():
-                    warnings.simplefilter(
-                        "ignore"
-                    )  # TracerWarning: shapes recorded as constants, checked below
-                    traced = torch.jit.trace(
-                        module, tuple(example[n] for n in _TRACED_INPUTS), check_trace=False
-                    )
+                    # TracerWarning: shapes recorded as constants; the check texts below catch what that breaks.
+                    warnings.simplefilter("ignore")
+                    inputs = tuple(example[name] for name in _TRACED_INPUTS)
+                    traced = torch.jit.trace(module, inputs, check_trace=False)
                     for text in self.CHECKS:
                         features = self._features([text])
-                        mine = _normalised(traced(*(features[n] for n in _TRACED_INPUTS)).numpy())
-                        theirs = _normalised(self._model(features)["sentence_embedding"].numpy())
-                        if not np.allclose(mine, theirs, atol=1e-5):
+                        if not np.allclose(_through(traced, features), self._forward(features), atol=1e-5):
                             raise ValueError("the traced forward pass embeds differently")
                 self._traced = traced
             except Exception as error:  # never worse than the forward pass
@@ -144,6 +141,11 @@ class LocalMiniLM:
 
 
 _TRACED_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def _through(traced: Any, features: dict) -> np.ndarray:
+    """Tokenised texts through the traced model (`LocalMiniLM._trace`): their normalised vectors."""
+    return _normalised(traced(*(features[name] for name in _TRACED_INPUTS)).numpy())
 
 
 def _mean_pooled(transformer: Any) -> Any:
