@@ -20,7 +20,7 @@ from infra.queues import get_rq
 from jobs import embeddings, relations
 from models import MemoryEmbedding, db
 from models.changes.mutations import create_memory, soft_delete_memories
-from models.retrieval import matching, query, vectors
+from models.retrieval import fusion, matching, query, vectors
 from tests.scripted_llm import Reply, error
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 from tests.test_api_support import bearer
@@ -147,6 +147,37 @@ def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_do
     ask(client, agent, QUESTION)
     asked = [r["input"] for r in embedder.requests]
     assert asked.count([QUESTION.strip()]) == 1
+
+
+def test_the_mix_weighs_each_rankings_score_against_its_best_and_a_negative_cosine_as_none(
+    app, make_agent, embedder
+):
+    """fusion.fused_pool's "mix", checked against the two rankings it fuses: relevance is
+    MIX_LEXICAL x (lexical / best lexical) + (1 - MIX_LEXICAL) x (cosine / best cosine, none below zero),
+    then divided by the best candidate's."""
+    agent = make_agent(role="supervisor")
+    target, decoy, flights = paraphrase_set(agent)
+    remember(agent, "Maya would like a window seat on every flight")
+    backfill_all()
+    label, toward = embeddings.query_vector(QUESTION)
+    # A query vector pointing away from the flights: their cosines are below zero.
+    away = np.asarray(toward) - 0.8 * np.asarray(concept_vector("flight to Lisbon at 7 o'clock"))
+    dense = (label, away / np.linalg.norm(away))
+    assert float(np.dot(dense[1], concept_vector(flights[0].content))) < 0
+
+    def relevance(mode: str) -> dict[int, float]:
+        hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50)
+        return {h.id: h.relevance for h in hits}
+
+    lexical, semantic, hybrid = relevance("lexical"), relevance("dense"), relevance("hybrid")
+    assert decoy.id in lexical and target.id not in lexical and semantic[target.id] == pytest.approx(1.0)
+    assert semantic[flights[0].id] == 0.0  # found by vector, but below zero: no dense relevance
+    raw = {
+        i: fusion.MIX_LEXICAL * lexical.get(i, 0.0) + (1 - fusion.MIX_LEXICAL) * semantic.get(i, 0.0)
+        for i in set(lexical) | set(semantic)
+    }
+    best = max(raw.values())
+    assert hybrid == pytest.approx({i: r / best for i, r in raw.items()})
 
 
 def test_a_lexical_match_still_counts_in_the_fusion(app, client, make_agent, embedder):
