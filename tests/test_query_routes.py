@@ -332,3 +332,25 @@ def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, make_agent):
+    """psycopg prepares a statement the fifth time a connection runs it, after which PostgreSQL may keep
+    one generic plan whatever the words; the right plan depends on how common they are. memory.query's
+    statement is sent unprepared (models/db.py, PLAN_EACH_RUN), so each search is planned for its own
+    words, without a statement of its own to ask for that."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("psycopg's prepared statements")
+    agent = make_agent(role="supervisor")
+    create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
+    with statements_sent() as sent:
+        for _ in range(8):
+            hits = query.search(agent.id, text="What course does Maya plan?", categories=["profile"])
+            assert [h.content for h in hits] == ["Maya plans a counselling course"]
+    assert [s for s, _ in sent if "AS leaders" in s] and not [
+        s for s, _ in sent if s.lstrip().startswith("SET")
+    ]
+    prepared = db.session.scalar(
+        sa.text("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%AS leaders%'")
+    )
+    assert prepared == 0

@@ -105,7 +105,7 @@ def _remember(key: str, found: Mapping[str, Any], now: float) -> None:
             _words[(key, word)] = (now + CACHE_SECONDS, value)
 
 
-def _array_literal(items: Iterable[str]) -> str:
+def array_literal(items: Iterable[str]) -> str:
     """An array literal, bound as text of no type: PostgreSQL reads it once, as the type the statement
     casts it to, and the driver does not adapt it element by element."""
     quoted = (item.replace("\\", "\\\\").replace('"', '\\"') for item in items)
@@ -140,7 +140,7 @@ def _postgresql_table(key: str, now: float) -> _Table:
     common = frozenset(stem for stem, share in freqs.items() if share >= COMMON_SHARE)
     # A stem the statistics do not list is rarer than the rarest they do, give or take the sample's error.
     cap = max(1, int(2 * min(freqs.values(), default=COMMON_SHARE) * rows))
-    table = _Table(int(rows), freqs, float(avgdl or 1.0), common, _array_literal(freqs), cap)
+    table = _Table(int(rows), freqs, float(avgdl or 1.0), common, array_literal(freqs), cap)
     _tables[key] = (now + CACHE_SECONDS, table)
     return table
 
@@ -187,11 +187,11 @@ def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float)
 
 def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> tuple[dict[str, Any], int]:
     """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words. The arrays go as literals
-    (`_array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
+    (`array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
     wherever the statement reads an element."""
     chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
     params = {
-        "s_terms": _array_literal(queries[w] for w in chosen),
+        "s_terms": array_literal(queries[w] for w in chosen),
         "s_idf": "{" + ",".join(repr(weights[w]) for w in chosen) + "}",
         "s_avgdl": avgdl or 1.0,
     }
