@@ -7,6 +7,9 @@ structure, sees rewritten rows, bounds its work, and ranks the filtered user's r
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from datetime import datetime
 
 import numpy as np
@@ -161,9 +164,17 @@ def test_a_users_nearest_are_exact_whether_it_holds_every_row_many_or_few(small_
 
 
 def test_a_process_answering_dense_queries_runs_numpys_blas_on_one_thread(app):
-    """BLAS's own thread pool beside torch's stalled query embeddings on two cores (vectors._one_blas_thread)."""
+    """BLAS's own thread pool beside torch's stalled query embeddings on two cores (vectors._one_blas_thread).
+    NumPy's BLAS is the one its products run on: the library a process importing only NumPy loads (SciPy,
+    which the local embedder's packages import, brings a BLAS of its own that the dense path never calls)."""
     from threadpoolctl import threadpool_info
 
+    found = subprocess.run(
+        [sys.executable, "-c", "import json, numpy, threadpoolctl;"
+         "print(json.dumps([p['filepath'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas']))"],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    numpys = set(json.loads(found.stdout))
     vectors.cache()
-    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
-    assert blas and all(pool["num_threads"] == 1 for pool in blas)
+    blas = [pool for pool in threadpool_info() if pool["filepath"] in numpys]
+    assert numpys and blas and all(pool["num_threads"] == 1 for pool in blas)
