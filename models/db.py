@@ -198,8 +198,6 @@ GUARD_SETTING = "memconsole.guard"  # PostgreSQL: transaction-local; SQLite: mem
 OPTIMIZE_SECONDS = 60.0
 ANALYSIS_LIMIT = 1000
 BUSY_TIMEOUT_MS = 30_000  # SQLite: how long a statement waits for another connection's write lock
-# Execution option: PostgreSQL plans the statement for its bound values on every run (`_plan_each_run`).
-PLAN_EACH_RUN = "memconsole_plan_each_run"
 log = logging.getLogger(__name__)
 
 
@@ -213,12 +211,7 @@ def configure_engine(engine: Engine) -> None:
     registered on every connection the app opens (a raw `sqlite3` shell has no such function, so those
     triggers refuse it). And statistics for the query planner, which SQLite keeps only when asked
     (`_keep_statistics`).
-
-    PostgreSQL: statements carrying PLAN_EACH_RUN are planned for their values every time
-    (`_plan_each_run`).
     """
-    if engine.dialect.name == "postgresql":
-        _plan_each_run(engine)
     if engine.dialect.name != "sqlite":
         return
 
@@ -259,24 +252,6 @@ def configure_engine(engine: Engine) -> None:
             guard["value"] = ""
 
     _keep_statistics(engine)
-
-
-def _plan_each_run(engine: Engine) -> None:
-    """psycopg prepares a statement the fifth time a connection runs it, and PostgreSQL may then settle on
-    one generic plan for every value. For a statement whose best plan depends on its values
-    (memory.query's: how common the question's words are), that plan can be the wrong one. A statement
-    carrying the execution option PLAN_EACH_RUN is sent unprepared instead, which PostgreSQL plans for
-    the values it is given (as `SET LOCAL plan_cache_mode = force_custom_plan` would, without that
-    statement's round trip). psycopg 2 never prepares: nothing to do there."""
-    if engine.dialect.driver != "psycopg":
-        return
-
-    @event.listens_for(engine, "do_execute")
-    def _unprepared(cursor, statement, parameters, context):
-        if not context.execution_options.get(PLAN_EACH_RUN):
-            return None
-        cursor.execute(statement, parameters, prepare=False)
-        return True
 
 
 def _keep_statistics(engine: Engine) -> None:

@@ -335,22 +335,26 @@ def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
 
 
 def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, make_agent):
-    """psycopg prepares a statement the fifth time a connection runs it, after which PostgreSQL may keep
-    one generic plan whatever the words; the right plan depends on how common they are. memory.query's
-    statement is sent unprepared (models/db.py, PLAN_EACH_RUN), so each search is planned for its own
-    words, without a statement of its own to ask for that."""
+    """psycopg prepares a statement the fifth time a connection runs it (PostgreSQL then parses it once),
+    after which PostgreSQL may keep one generic plan whatever the words; the right plan depends on how
+    common they are. memory.query's statement is prepared, and every run of it planned afresh for its words
+    (`SET LOCAL plan_cache_mode = force_custom_plan` in its transaction: models/retrieval/query.py)."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("psycopg's prepared statements")
     agent = make_agent(role="supervisor")
     create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
     with statements_sent() as sent:
-        for _ in range(8):
+        for _ in range(10):
             hits = query.search(agent.id, text="What course does Maya plan?", categories=["profile"])
             assert [h.content for h in hits] == ["Maya plans a counselling course"]
-    assert [s for s, _ in sent if "AS leaders" in s] and not [
-        s for s, _ in sent if s.lstrip().startswith("SET")
-    ]
-    prepared = db.session.scalar(
-        sa.text("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%AS leaders%'")
-    )
-    assert prepared == 0
+    ranking = [i for i, (statement, _) in enumerate(sent) if "AS leaders" in statement]
+    assert len(ranking) == 10
+    assert all(sent[i - 1][0] == "SET LOCAL plan_cache_mode = force_custom_plan" for i in ranking)
+    plans = db.session.execute(
+        sa.text(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%AS leaders%'"
+        )
+    ).all()
+    assert len(plans) == 1
+    generic, custom = plans[0]
+    assert generic == 0 and custom >= 5
