@@ -193,9 +193,11 @@ def _begin_writing(session) -> bool:
 _IMMEDIATE: ContextVar[bool] = ContextVar("sqlite_begin_immediate", default=False)
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")  # statements that take SQLite's write lock
 GUARD_SETTING = "memconsole.guard"  # PostgreSQL: transaction-local; SQLite: memconsole_guard() per connection
-# SQLite: how often a process refreshes the planner's statistics (PRAGMA optimize), at most; each ANALYZE
-# it runs reads a sample of ANALYSIS_LIMIT rows per index.
+# SQLite: how often a process refreshes the planner's statistics (PRAGMA optimize): every OPTIMIZE_SECONDS,
+# or sooner once it has committed OPTIMIZE_WRITES write transactions since the last time; each ANALYZE it
+# runs reads a sample of ANALYSIS_LIMIT rows per index.
 OPTIMIZE_SECONDS = 60.0
+OPTIMIZE_WRITES = 1000
 ANALYSIS_LIMIT = 1000
 BUSY_TIMEOUT_MS = 30_000  # SQLite: how long a statement waits for another connection's write lock
 log = logging.getLogger(__name__)
@@ -243,6 +245,13 @@ def configure_engine(engine: Engine) -> None:
                 cursor.execute("BEGIN")
             conn.info["wrote"] = True
 
+    statistics = _keep_statistics(engine)
+
+    @event.listens_for(engine, "commit")
+    def _committed(conn):
+        if conn.info.get("wrote"):
+            statistics["writes"] += 1
+
     @event.listens_for(engine, "commit")
     @event.listens_for(engine, "rollback")
     def _end(conn):
@@ -251,26 +260,30 @@ def configure_engine(engine: Engine) -> None:
         if guard is not None:
             guard["value"] = ""
 
-    _keep_statistics(engine)
 
-
-def _keep_statistics(engine: Engine) -> None:
+def _keep_statistics(engine: Engine) -> dict[str, float]:
     """SQLite keeps no statistics unless ANALYZE runs, and without them its planner guesses: for
     memory.query on an agent serving one user it walked all of the user's memories along their recency
     index instead of looking the few matches up by id (a bench.peers question, 2,500 memories: 133,000
     virtual-machine steps hybrid, 92,000 with statistics; lexical 91,000 and 50,000). SQLite's advice for
     connections that live long: PRAGMA optimize from time to time, which analyzes the tables this
     connection used whose statistics are missing or stale. Here: when a connection goes back to the
-    pool, at most every OPTIMIZE_SECONDS per process (the first that long after start-up), giving up at
-    once rather than waiting for a writer's lock (a later turn tries again)."""
-    last = [time.monotonic()]
+    pool, at most every OPTIMIZE_SECONDS per process (the first that long after start-up), or sooner
+    once the process has committed OPTIMIZE_WRITES write transactions since the last time (a fresh
+    database filling fast, as an import or a new deployment does, gets statistics within its first
+    thousand changes rather than after a minute of questions planned blind); giving up at once rather
+    than waiting for a writer's lock (a later turn tries again). Returns the counters the engine's
+    commit listener feeds."""
+    state = {"last": time.monotonic(), "writes": 0}
 
     @event.listens_for(engine, "checkin")
     def _optimize(dbapi_conn, record):
         now = time.monotonic()
-        if dbapi_conn is None or now - last[0] < OPTIMIZE_SECONDS:
+        if dbapi_conn is None:
             return
-        last[0] = now
+        if now - state["last"] < OPTIMIZE_SECONDS and state["writes"] < OPTIMIZE_WRITES:
+            return
+        state["last"], state["writes"] = now, 0
         cursor = dbapi_conn.cursor()
         try:
             cursor.execute("PRAGMA busy_timeout=0")
@@ -280,6 +293,8 @@ def _keep_statistics(engine: Engine) -> None:
         finally:
             cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             cursor.close()
+
+    return state
 
 
 @contextmanager

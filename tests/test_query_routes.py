@@ -310,6 +310,30 @@ def test_sqlite_gets_statistics_and_then_looks_one_users_few_matches_up_by_id(ap
     assert not [s for s in steps if "USING INDEX ix_agent_memories_agent_user" in s], steps
 
 
+def test_sqlite_gets_statistics_after_a_thousand_changes_without_waiting_a_minute(
+    app, make_agent, monkeypatch
+):
+    """A fresh database filling fast (an import, a new deployment) is analyzed once the process has
+    committed OPTIMIZE_WRITES write transactions since the last PRAGMA optimize, well inside
+    OPTIMIZE_SECONDS of start-up: its questions are not planned blind for a minute. Transactions that
+    only read do not count."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's statistics")
+    monkeypatch.setattr(DB_MODULE, "OPTIMIZE_WRITES", 12)
+    agent_id = make_agent(role="supervisor").id
+    garden_notes(agent_id, 2500)
+    question = {"text": "garden", "categories": ["profile"], "filters": {"user_id": "u1"}}
+    for _ in range(20):  # reads, each transaction ending with the connection back in the pool
+        assert query.search(agent_id, **question)
+        _checked_in()
+    assert never_analyzed()
+    for n in range(12):
+        create_memory(agent_id, f"Maya plans course {n}", actor="agent", category="profile", user_id="u1")
+        assert query.search(agent_id, **question)
+        _checked_in()
+    assert not never_analyzed()
+
+
 def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
     """PRAGMA optimize needs the write lock to store what ANALYZE found: with another connection writing,
     the connection going back to the pool gives up at once (not after the 30 s busy timeout), and keeps
