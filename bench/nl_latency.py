@@ -12,7 +12,8 @@ words — whole sentences such as "What did the user decide about the budget rep
 meeting with the client?" — run through `models.retrieval.query.search` (what memory.query calls) with the
 agent's whole allowlist, top 5, one at a time, timed with perf_counter: one untimed pass over every
 question (statement caches, the vector matrix, the pages they read), then ROUNDS timed passes (3), the
-percentiles taken over all of them, each pass's own p95 kept beside them (how much one pass varies):
+percentiles taken over all of them, each pass's own p95 kept beside them (how much one pass varies). The
+cases below take turns question by question (`interleaved`), so a noisy minute falls on all of them:
 
 - lexical: no embedder (the ranking memory.query uses without one);
 - hybrid: the same questions with a query vector, against a stored 384-dimension vector per memory.
@@ -72,6 +73,21 @@ def questions(corpus: Corpus, count: int, seed: int = 21) -> list[str]:
         if 8 <= len(text.split()) <= 20:
             out.append(text)
     return out
+
+
+def interleaved(count: int, cases: list[str], rounds: int) -> list[tuple[int, str, int]]:
+    """The timed runs in order, (round, case, question index): the cases take turns, one question each,
+    so that whatever else the machine does meanwhile falls on every case alike (run one case after
+    another, a busy minute lands on one of them and shows as a difference between cases). Each case is at
+    its own place in the question list, count / len(cases) apart, so no case runs right after another on
+    the same question (whose pages and statements the first would have left warm)."""
+    shift = max(1, count // len(cases))
+    return [
+        (round_, case, (step + n * shift) % count)
+        for round_ in range(rounds)
+        for step in range(count)
+        for n, case in enumerate(cases)
+    ]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -252,31 +268,36 @@ def main(argv: list[str] | None = None) -> int:
             rng = np.random.default_rng(3)
             qvecs = rng.standard_normal((len(asked), DIMS)).astype(np.float32)
             qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
-            cases = [("lexical", None), ("lexical, one user", "user")]
+            names = ["lexical", "lexical, one user"]
             if not args.no_vectors:
-                cases += [("hybrid", None), ("hybrid, one user", "user")]
-            for name, scope in cases:
-                hybrid = name.startswith("hybrid")
+                names += ["hybrid", "hybrid, one user"]
 
-                def one(i: int, question: str, hybrid=hybrid, scope=scope) -> float:
-                    filters = {"user_id": f"user-{1 + i % 50}"} if scope else None
-                    dense = (MODEL, qvecs[i]) if hybrid else None
-                    started = time.perf_counter()
-                    query.search(
-                        agent_id, text=question, categories=categories, filters=filters, top_k=5, dense=dense
-                    )
-                    elapsed = (time.perf_counter() - started) * 1000
-                    db.session.rollback()  # end the read transaction, as a request does
-                    return elapsed
+            def one(i: int, question: str, name: str) -> float:
+                filters = {"user_id": f"user-{1 + i % 50}"} if name.endswith("one user") else None
+                dense = (MODEL, qvecs[i]) if name.startswith("hybrid") else None
+                started = time.perf_counter()
+                query.search(
+                    agent_id, text=question, categories=categories, filters=filters, top_k=5, dense=dense
+                )
+                elapsed = (time.perf_counter() - started) * 1000
+                db.session.rollback()  # end the read transaction, as a request does
+                return elapsed
 
-                # Warm-up, every question once: statement caches, the vector matrix, the pages they read.
+            # Warm-up, every question once in every case: statement caches, the vector matrix, the pages
+            # they read.
+            for name in names:
                 for i, question in enumerate(asked):
-                    one(i, question)
-                rounds = [[one(i, q) for i, q in enumerate(asked)] for _ in range(args.rounds)]
-                timings = [t for r in rounds for t in r]
+                    one(i, question, name)
+            timed = interleaved(len(asked), names, args.rounds)
+            results["schedule"] = "interleaved"
+            rounds: dict[str, list[list[float]]] = {name: [[] for _ in range(args.rounds)] for name in names}
+            for round_, name, i in timed:
+                rounds[name][round_].append(one(i, asked[i], name))
+            for name in names:
+                timings = [t for r in rounds[name] for t in r]
                 row = {"p50": pct(timings, 0.5), "p95": pct(timings, 0.95), "p99": pct(timings, 0.99),
                        "mean": round(statistics.fmean(timings), 2),
-                       "round_p95": [pct(r, 0.95) for r in rounds]}  # fmt: skip
+                       "round_p95": [pct(r, 0.95) for r in rounds[name]]}  # fmt: skip
                 results["cases"][name] = row
                 print(f"{args.database} {args.memories:,} {name:<18} p50 {row['p50']} p95 {row['p95']} "
                       f"p99 {row['p99']} ms", flush=True)  # fmt: skip
@@ -337,7 +358,10 @@ def section(results: Path) -> str:
         "searching does not depend on their values) and the fused SQL. The question's own embedding is not "
         "included (`--embed-model local` times it; the peers table has whole queries with MiniLM). `one user`: "
         "with a `user_id` filter (1 of 50 users). After one untimed pass over the questions, the percentiles "
-        "are over every timed pass (`--rounds`); the last column gives each pass's own p95.",
+        "are over every timed pass (`--rounds`); the last column gives each pass's own p95. Within a pass the "
+        "cases take turns question by question, each a quarter of the question list from the others, so "
+        "whatever else the machine does falls on all of them alike (runs before 2026-11-27 timed one case "
+        "after another).",
         "",
         "| database | memories | case | p50 ms | p95 ms | p99 ms | questions x passes | p95 of each pass |",
         "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
