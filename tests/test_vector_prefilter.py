@@ -14,6 +14,8 @@ from datetime import datetime
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from models.retrieval import vectors
 
@@ -132,6 +134,24 @@ def test_the_shortlist_holds_every_row_within_its_cut_and_bounds_ties():
     assert distance[picked].max() < distance[np.setdiff1d(np.arange(500), picked)].min()
     same = np.ascontiguousarray(vectors.sign_bits(np.repeat(matrix[:1], 400, axis=0)).T)
     assert len(vectors.shortlist(same, query, 50)) == 50  # all tied: the re-score stays bounded
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 384), min_size=1, max_size=1000),
+    st.integers(1, 400),
+    st.integers(0, 384),
+    st.integers(0, 300),
+)
+@example([300] * 1000, 5, 0, 5)  # five rows far nearer than every sampled one: counted in full
+@example([7] * 50, 20, 7, 0)  # every distance the same
+def test_the_shortlists_cut_is_the_size_th_smallest_distance(values, size, outlier, spread):
+    """`nearest_distance` guesses the cut from a sample of the distances and confirms it by counting: it
+    must be exactly the size-th smallest, also where the sample misleads (a few rows far nearer than the
+    rest, here `outlier`, or distances crowded on one value)."""
+    distance = np.array(values + [outlier] * (spread % 7) + [values[0]] * spread, dtype=np.uint16)
+    size = min(size, len(distance))
+    assert vectors.nearest_distance(distance, size) == int(np.sort(distance)[size - 1])
 
 
 def test_the_prefilter_ranks_the_filtered_users_rows_only(small_limits):

@@ -68,6 +68,10 @@ SHORTLIST_PER_K = 10
 # Rows to score scattered through the matrix (one user's, a shortlist), up to this many times fewer than
 # all rows: every row is scored and theirs taken out (`AgentMatrix.nearest`).
 SCAN_SHARE = 3
+# The shortlist's cut is guessed from every CUT_SAMPLE-th distance and confirmed in at most CUT_STEPS
+# steps of exact counts (`nearest_distance`).
+CUT_SAMPLE = 16
+CUT_STEPS = 4
 
 
 def sign_bits(vectors: np.ndarray) -> np.ndarray:
@@ -96,12 +100,29 @@ def shortlist(bits: np.ndarray, query: np.ndarray, size: int) -> np.ndarray:
     distance = np.bitwise_count(bits[0] ^ query[0]).astype(np.uint16)
     for word, mine in zip(bits[1:], query[1:], strict=True):
         distance += np.bitwise_count(word ^ mine)
-    # Distances are small integers: counting them finds the cut faster than a partition does.
-    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), size))
+    cut = nearest_distance(distance, size)
     picked = np.flatnonzero(distance <= cut)
     if len(picked) > 2 * size:  # many ties at the cut (identical vectors, say): bound the re-score
         picked = picked[np.argpartition(distance[picked], size - 1)[:size]]
     return picked
+
+
+def nearest_distance(distance: np.ndarray, size: int) -> int:
+    """The least d with at least `size` of `distance` (small non-negative integers) at d or below: the
+    size-th smallest distance. Guessed from a histogram of every CUT_SAMPLE-th distance, then confirmed by
+    exact counts either side (moved a step while they disagree). A histogram of them all converts every
+    distance to a 64-bit integer first: at 100,000 rows 0.13 ms, against 0.03 for the guess and counts."""
+    sample = distance[::CUT_SAMPLE]
+    guess = int(np.searchsorted(np.cumsum(np.bincount(sample)), size * len(sample) / len(distance)))
+    for _ in range(CUT_STEPS):
+        if np.count_nonzero(distance <= guess) < size:
+            guess += 1
+        elif guess and np.count_nonzero(distance < guess) >= size:
+            guess -= 1
+        else:
+            return guess
+    # The sample misled (a few distances far from the rest): every distance counted.
+    return int(np.searchsorted(np.cumsum(np.bincount(distance)), size))
 
 
 class AgentMatrix:
