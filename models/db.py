@@ -200,6 +200,9 @@ OPTIMIZE_SECONDS = 60.0
 OPTIMIZE_WRITES = 1000
 ANALYSIS_LIMIT = 1000
 BUSY_TIMEOUT_MS = 30_000  # SQLite: how long a statement waits for another connection's write lock
+PSYCOPG_CACHED_STATEMENT_BYTES = (
+    32_768  # PostgreSQL: statements psycopg keeps converted (`_cache_long_statements`)
+)
 log = logging.getLogger(__name__)
 
 
@@ -214,6 +217,8 @@ def configure_engine(engine: Engine) -> None:
     triggers refuse it). And statistics for the query planner, which SQLite keeps only when asked
     (`_keep_statistics`).
     """
+    if engine.dialect.name == "postgresql":
+        _cache_long_statements()
     if engine.dialect.name != "sqlite":
         return
 
@@ -259,6 +264,25 @@ def configure_engine(engine: Engine) -> None:
         guard = conn.connection.info.get("guard") if conn.connection is not None else None
         if guard is not None:
             guard["value"] = ""
+
+
+def _cache_long_statements() -> None:
+    """psycopg turns a statement's `%(name)s` placeholders into PostgreSQL's `$n` by parsing its text, and
+    remembers the result only for statements of at most 4,096 bytes (`MAX_CACHED_STATEMENT_LENGTH`, which
+    keeps many different huge INSERTs out of its 128-entry cache). memory.query's ranking statement is
+    7-10 KB, one of a bounded set of shapes, run on every question: parsed again each time (0.07-0.1 ms
+    alone, ad hoc), it was a tenth of an API worker's samples holding the GIL under read-only load (py-spy
+    --gil). Raised to PSYCOPG_CACHED_STATEMENT_BYTES
+    for the process; psycopg's own limit of 50 parameters still keeps multi-row INSERTs out. Where a
+    psycopg release no longer has the setting, nothing changes (`test_psycopg_keeps_memory_querys_
+    statement_converted` notices)."""
+    from psycopg import _queries
+
+    if (
+        getattr(_queries, "MAX_CACHED_STATEMENT_LENGTH", PSYCOPG_CACHED_STATEMENT_BYTES)
+        < PSYCOPG_CACHED_STATEMENT_BYTES
+    ):
+        _queries.MAX_CACHED_STATEMENT_LENGTH = PSYCOPG_CACHED_STATEMENT_BYTES
 
 
 def _keep_statistics(engine: Engine) -> dict[str, float]:

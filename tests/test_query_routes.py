@@ -358,6 +358,30 @@ def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
         writer.close()
 
 
+def test_psycopg_keeps_memory_querys_statement_converted(app, make_agent):
+    """psycopg remembers how it turned a statement's placeholders into PostgreSQL's only for statements up
+    to its MAX_CACHED_STATEMENT_LENGTH (4,096 bytes as shipped); memory.query's is longer, and the app
+    raises the limit for it (models/db.py, `_cache_long_statements`): the second search finds the first's
+    conversion in psycopg's cache instead of parsing the statement again."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("psycopg's statement cache")
+    from psycopg import _queries
+
+    agent = make_agent(role="supervisor")
+    create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
+    question = {"text": "What course does Maya plan?", "categories": ["profile"]}
+    with statements_sent("agent_memories") as sent:
+        query.search(agent.id, **question)
+    ranking = sent[-1][0].encode()
+    assert len(ranking) > 4096
+    assert len(ranking) <= _queries.MAX_CACHED_STATEMENT_LENGTH
+    encoding = db.session.connection().connection.dbapi_connection.info.encoding
+    before = _queries._query2pg.cache_info()
+    _queries._query2pg(ranking, encoding)  # what psycopg looks up for it
+    after = _queries._query2pg.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+
+
 def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, make_agent):
     """psycopg prepares a statement the fifth time a connection runs it (PostgreSQL then parses it once),
     after which PostgreSQL may keep one generic plan whatever the words; the right plan depends on how
