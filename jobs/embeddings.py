@@ -21,6 +21,7 @@ cache of recent questions).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import logging
@@ -147,8 +148,6 @@ class LocalMiniLM:
 
     def _traced_as(self, transformer: Any, kind: str, example: dict) -> Any:
         """`transformer` with its pooling traced with weights of `kind`, checked on CHECKS (or ValueError)."""
-        import copy
-
         import torch
 
         if kind == "bfloat16":

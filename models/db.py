@@ -6,7 +6,7 @@ import logging
 import math
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -200,9 +200,8 @@ OPTIMIZE_SECONDS = 60.0
 OPTIMIZE_WRITES = 1000
 ANALYSIS_LIMIT = 1000
 BUSY_TIMEOUT_MS = 30_000  # SQLite: how long a statement waits for another connection's write lock
-PSYCOPG_CACHED_STATEMENT_BYTES = (
-    32_768  # PostgreSQL: statements psycopg keeps converted (`_cache_long_statements`)
-)
+# PostgreSQL: the longest statement psycopg keeps converted (`_cache_long_statements`).
+PSYCOPG_CACHED_STATEMENT_BYTES = 32_768
 log = logging.getLogger(__name__)
 
 
@@ -250,14 +249,14 @@ def configure_engine(engine: Engine) -> None:
                 cursor.execute("BEGIN")
             conn.info["wrote"] = True
 
-    statistics = _keep_statistics(engine)
+    write_committed = _keep_statistics(engine)
 
     @event.listens_for(engine, "commit")
     def _committed(conn):
         if conn.info.get("wrote"):
-            statistics["writes"] += 1
+            write_committed()
+        _end(conn)
 
-    @event.listens_for(engine, "commit")
     @event.listens_for(engine, "rollback")
     def _end(conn):
         conn.info["immediate"] = conn.info["wrote"] = False
@@ -271,21 +270,18 @@ def _cache_long_statements() -> None:
     remembers the result only for statements of at most 4,096 bytes (`MAX_CACHED_STATEMENT_LENGTH`, which
     keeps many different huge INSERTs out of its 128-entry cache). memory.query's ranking statement is
     7-10 KB, one of a bounded set of shapes, run on every question: parsed again each time (0.07-0.1 ms
-    alone, ad hoc), it was a tenth of an API worker's samples holding the GIL under read-only load (py-spy
-    --gil). Raised to PSYCOPG_CACHED_STATEMENT_BYTES
-    for the process; psycopg's own limit of 50 parameters still keeps multi-row INSERTs out. Where a
-    psycopg release no longer has the setting, nothing changes (`test_psycopg_keeps_memory_querys_
-    statement_converted` notices)."""
+    alone, ad hoc), it was a tenth of an API worker's samples holding the GIL under read-only load
+    (py-spy --gil). Raised to PSYCOPG_CACHED_STATEMENT_BYTES for the process; psycopg's own limit of 50
+    parameters still keeps multi-row INSERTs out. Where a psycopg release no longer has the setting,
+    nothing changes, and test_psycopg_keeps_memory_querys_statement_converted says so."""
     from psycopg import _queries
 
-    if (
-        getattr(_queries, "MAX_CACHED_STATEMENT_LENGTH", PSYCOPG_CACHED_STATEMENT_BYTES)
-        < PSYCOPG_CACHED_STATEMENT_BYTES
-    ):
+    limit = getattr(_queries, "MAX_CACHED_STATEMENT_LENGTH", None)
+    if limit is not None and limit < PSYCOPG_CACHED_STATEMENT_BYTES:
         _queries.MAX_CACHED_STATEMENT_LENGTH = PSYCOPG_CACHED_STATEMENT_BYTES
 
 
-def _keep_statistics(engine: Engine) -> dict[str, float]:
+def _keep_statistics(engine: Engine) -> Callable[[], None]:
     """SQLite keeps no statistics unless ANALYZE runs, and without them its planner guesses: for
     memory.query on an agent serving one user it walked all of the user's memories along their recency
     index instead of looking the few matches up by id (a bench.peers question, 2,500 memories: 133,000
@@ -296,8 +292,8 @@ def _keep_statistics(engine: Engine) -> dict[str, float]:
     once the process has committed OPTIMIZE_WRITES write transactions since the last time (a fresh
     database filling fast, as an import or a new deployment does, gets statistics within its first
     thousand changes rather than after a minute of questions planned blind); giving up at once rather
-    than waiting for a writer's lock (a later turn tries again). Returns the counters the engine's
-    commit listener feeds."""
+    than waiting for a writer's lock (a later turn tries again). Returns what the engine calls when a
+    write transaction commits."""
     state = {"last": time.monotonic(), "writes": 0}
 
     @event.listens_for(engine, "checkin")
@@ -318,7 +314,10 @@ def _keep_statistics(engine: Engine) -> dict[str, float]:
             cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             cursor.close()
 
-    return state
+    def write_committed() -> None:
+        state["writes"] += 1
+
+    return write_committed
 
 
 @contextmanager
