@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from console import create_app
     from models import Agent, db
+    from models.db import end_read
     from models.retrieval import query
 
     corpus = Corpus(7)
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                     agent_id, text=question, categories=categories, filters=filters, top_k=5, dense=dense
                 )
                 elapsed = (time.perf_counter() - started) * 1000
-                db.session.rollback()  # end the read transaction, as a request does
+                end_read()  # end the read transaction, as memory.query does
                 return elapsed
 
             # Warm-up, every question once in every case: statement caches, the vector matrix, the pages

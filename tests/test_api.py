@@ -27,7 +27,7 @@ from models.admins.mechanic import decide_grant, request_grant
 from models.changes.mutations import create_memory, set_constitutional, update_memory
 from models.changes.patches import expire_patches
 from models.changes.ttl import expire_memory, purge_memory
-from models.retrieval.access import flush_access
+from models.retrieval.access import RESOLUTION, flush_access, touch
 from tests.test_api_support import bearer, table_state
 
 
@@ -489,6 +489,31 @@ def test_query_touches_last_accessed_at_in_a_batch_without_audit(client, supervi
     assert db.session.get(AgentMemory, hit.id).last_accessed_at is not None
     assert db.session.get(AgentMemory, miss.id).last_accessed_at is None
     assert db.session.scalar(sa.select(sa.func.count()).select_from(AuditLog)) == audits
+
+
+def test_a_memory_read_again_within_a_minute_of_its_stored_access_time_is_not_written_again(
+    supervisor, make_memory
+):
+    agent, _ = supervisor
+    memory = make_memory(agent, "The user collects stamps.", category="activity")
+    other = make_memory(agent, "The user collects shells.", category="activity")
+
+    def stored(row) -> object:
+        db.session.expire_all()
+        return db.session.get(AgentMemory, row.id).last_accessed_at
+
+    first = utcnow()
+    touch([memory.id], first)
+    flush_access()
+    assert stored(memory) == first
+    touch([memory.id, other.id], first + RESOLUTION / 2)
+    flush_access()
+    assert stored(memory) == first  # read again within the resolution: left as it was
+    assert stored(other) == first + RESOLUTION / 2  # never read before: written
+    later = first + RESOLUTION * 2
+    touch([memory.id], later)
+    flush_access()
+    assert stored(memory) == later
 
 
 def test_operational_events_are_recorded_for_query_create_update_merge_and_delete(

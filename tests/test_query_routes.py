@@ -382,22 +382,34 @@ def test_psycopg_keeps_memory_querys_statement_converted(app, make_agent):
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
 
 
-def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, make_agent):
+def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, client, make_agent):
     """psycopg prepares a statement the fifth time a connection runs it (PostgreSQL then parses it once),
     after which PostgreSQL may keep one generic plan whatever the words; the right plan depends on how
-    common they are. memory.query's statement is prepared, and every run of it planned afresh for its words
-    (`SET LOCAL plan_cache_mode = force_custom_plan` in its transaction: models/retrieval/query.py)."""
+    common they are. Across memory.query requests, each its own transaction, the ranking statement is
+    prepared — a request ends with COMMIT (`end_read`): at a ROLLBACK psycopg forgets what it prepared —
+    and every run of it planned afresh for its words (`plan_cache_mode = force_custom_plan`, set once per
+    connection: models/db.py), with no statement sent before it to say so."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("psycopg's prepared statements")
+    app.config["API_FLUSH_SECONDS"] = 3600  # no bookkeeping flush borrowing a second pooled connection
     agent = make_agent(role="supervisor")
+    headers = {"Authorization": f"Bearer {agent.issue_token()}"}
     create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
+    db.session.commit()
+    db.session.close()
     with statements_sent() as sent:
         for _ in range(10):
-            hits = query.search(agent.id, text="What course does Maya plan?", categories=["profile"])
-            assert [h.content for h in hits] == ["Maya plans a counselling course"]
+            answer = client.post(
+                "/api/v1/memory/query", json={"query": "What course does Maya plan?"}, headers=headers
+            )
+            assert answer.status_code == 200
+            assert [r["text"] for r in answer.get_json()["results"]] == [
+                "[profile] Maya plans a counselling course"
+            ]
+            db.session.remove()  # what the request's teardown does outside tests, which share one app context
     ranking = [i for i, (statement, _) in enumerate(sent) if "AS leaders" in statement]
     assert len(ranking) == 10
-    assert all(sent[i - 1][0] == "SET LOCAL plan_cache_mode = force_custom_plan" for i in ranking)
+    assert not any("plan_cache_mode" in statement for statement, _ in sent)
     plans = db.session.execute(
         sa.text(
             "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%AS leaders%'"
@@ -406,3 +418,4 @@ def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_
     assert len(plans) == 1
     generic, custom = plans[0]
     assert generic == 0 and custom >= 5
+    assert db.session.execute(sa.text("SHOW plan_cache_mode")).scalar() == "force_custom_plan"

@@ -6,7 +6,7 @@ import logging
 
 from jobs.embeddings import query_vector
 from models import DomainError, estimate_tokens
-from models.db import read_from_replica
+from models.db import end_read, read_from_replica
 from models.history import changelog, events
 from models.memories.categories import UNCATEGORIZED, from_wire
 from models.retrieval import access, query, relations
@@ -164,6 +164,7 @@ def memory_query(body: MemoryQuery):
         thread_id=body.thread_id,
         sim=best,
     )
+    end_read()  # nothing above wrote (touches and events are buffered): keeps the prepared statements
     return QueryOut(
         return_=body.return_,
         results=results,

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, CompoundSelect, Select, Text, bindparam, cast, func, or_, select, text
+from sqlalchemy import ColumnElement, CompoundSelect, Select, Text, bindparam, cast, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from models.db import db, utcnow
@@ -43,11 +43,6 @@ from models.retrieval.matching import (
 RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
 
 _T = AgentMemory.__table__
-# psycopg prepares a statement after a few runs (parsed once: about 0.6 ms of PostgreSQL's time for this
-# one), and PostgreSQL then may keep one generic plan for every value; the right plan depends on how
-# common the words are, so each search is planned afresh for its own. Sending the statement unprepared
-# instead, to skip this round trip, cost more in parsing than the round trip does (retrieval notes).
-_CUSTOM_PLANS = text("SET LOCAL plan_cache_mode = force_custom_plan")
 
 
 def _in_categories(dialect: str) -> ColumnElement[bool]:
@@ -257,6 +252,5 @@ def search(
         found.route,
         bool(found.rare),
     )
-    if dialect == "postgresql":
-        db.session.execute(_CUSTOM_PLANS)
+    # PostgreSQL plans every run for its own words, prepared or not (models/db.py, `_plan_every_run`).
     return [Hit(*row) for row in db.session.execute(stmt, params)]
