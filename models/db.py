@@ -229,7 +229,7 @@ def configure_engine(engine: Engine) -> None:
     """
     if engine.dialect.name == "postgresql":
         _cache_long_statements()
-        _plan_every_run(engine)
+        _unprepared_when_asked(engine)
     if engine.dialect.name != "sqlite":
         return
 
@@ -277,18 +277,18 @@ def configure_engine(engine: Engine) -> None:
             guard["value"] = ""
 
 
-def _plan_every_run(engine: Engine) -> None:
-    """PostgreSQL plans each run of a prepared statement for its own parameter values, never keeping one
-    generic plan (`plan_cache_mode = force_custom_plan`, set once per connection). psycopg prepares a
-    statement the fifth time a connection runs it, and PostgreSQL may then settle on a generic plan; for
-    memory.query's ranking the right plan depends on how common the question's words are (a generic plan
-    for a tsquery parameter was 4x slower). What preparing saves is the parsing. Set per connection rather
-    than with `SET LOCAL` before each search, which cost a round trip on every question."""
+def _unprepared_when_asked(engine: Engine) -> None:
+    """A statement with the execution option `prepare=False` is never a prepared statement (psycopg's
+    `execute(..., prepare=False)`): PostgreSQL parses and plans it for its own values on every run,
+    where psycopg would prepare it the fifth time a connection runs it and PostgreSQL might then keep
+    one generic plan (models/retrieval/query.py, `statement`, says which)."""
 
-    @event.listens_for(engine, "connect")
-    def _custom_plans(dbapi_conn, record):
-        dbapi_conn.execute("SET plan_cache_mode = force_custom_plan")
-        dbapi_conn.commit()
+    @event.listens_for(engine, "do_execute")
+    def _execute(cursor, statement, parameters, context):
+        if context.execution_options.get("prepare") is False:
+            cursor.execute(statement, parameters, prepare=False)
+            return True  # executed: SQLAlchemy does not execute it again
+        return None
 
 
 def _cache_long_statements() -> None:

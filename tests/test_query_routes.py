@@ -382,13 +382,16 @@ def test_psycopg_keeps_memory_querys_statement_converted(app, make_agent):
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
 
 
-def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_plan(app, client, make_agent):
-    """psycopg prepares a statement the fifth time a connection runs it (PostgreSQL then parses it once),
-    after which PostgreSQL may keep one generic plan whatever the words; the right plan depends on how
-    common they are. Across memory.query requests, each its own transaction, the ranking statement is
-    prepared — a request ends with COMMIT (`end_read`): at a ROLLBACK psycopg forgets what it prepared —
-    and every run of it planned afresh for its words (`plan_cache_mode = force_custom_plan`, set once per
-    connection: models/db.py), with no statement sent before it to say so."""
+def _prepared_ranking_statements() -> list[str]:
+    rows = db.session.execute(sa.text("SELECT statement FROM pg_prepared_statements")).scalars()
+    return [statement for statement in rows if "AS leaders" in statement]
+
+
+def test_memory_query_keeps_its_statement_prepared_from_one_request_to_the_next(app, client, make_agent):
+    """psycopg prepares a statement the fifth time a connection runs it, so PostgreSQL parses it once — but
+    forgets all it prepared at a ROLLBACK, and a request used to end with one: the ranking statement was
+    parsed for every question. A memory.query request ends with COMMIT (`end_read`), and no statement
+    goes before the ranking one to choose how it is planned."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("psycopg's prepared statements")
     app.config["API_FLUSH_SECONDS"] = 3600  # no bookkeeping flush borrowing a second pooled connection
@@ -410,12 +413,27 @@ def test_postgresql_plans_each_search_for_its_words_and_never_keeps_one_generic_
     ranking = [i for i, (statement, _) in enumerate(sent) if "AS leaders" in statement]
     assert len(ranking) == 10
     assert not any("plan_cache_mode" in statement for statement, _ in sent)
-    plans = db.session.execute(
-        sa.text(
-            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%AS leaders%'"
-        )
-    ).all()
-    assert len(plans) == 1
-    generic, custom = plans[0]
-    assert generic == 0 and custom >= 5
-    assert db.session.execute(sa.text("SHOW plan_cache_mode")).scalar() == "force_custom_plan"
+    assert len(_prepared_ranking_statements()) == 1
+
+
+def test_the_walk_route_is_never_prepared_so_each_question_is_planned_for_its_words(
+    app, make_agent, monkeypatch
+):
+    """The walk route's best plan depends on how common the question's words are, and PostgreSQL may keep
+    one generic plan for a prepared statement: that statement goes unprepared (`prepare=False`), however
+    often a connection runs it."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("psycopg's prepared statements")
+    agent = make_agent(role="supervisor")
+    create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
+    # As if the words were common: the route memory.query takes past matching.SORT_LIMIT matches.
+    monkeypatch.setattr(query, "plan", lambda terms, matches: Plan("walk", [], list(terms)))
+    with statements_sent() as sent:
+        for _ in range(10):  # one transaction: nothing forgets what was prepared
+            hits = query.search(agent.id, text="What course does Maya plan?", categories=["profile"])
+            assert [h.content for h in hits] == ["Maya plans a counselling course"]
+    walked = [
+        statement for statement, _ in sent if "AS leaders" in statement and "walked_matches" in statement
+    ]
+    assert len(walked) == 10
+    assert _prepared_ranking_statements() == []
