@@ -229,7 +229,6 @@ def configure_engine(engine: Engine) -> None:
     """
     if engine.dialect.name == "postgresql":
         _cache_long_statements()
-        _unprepared_when_asked(engine)
     if engine.dialect.name != "sqlite":
         return
 
@@ -275,20 +274,6 @@ def configure_engine(engine: Engine) -> None:
         guard = conn.connection.info.get("guard") if conn.connection is not None else None
         if guard is not None:
             guard["value"] = ""
-
-
-def _unprepared_when_asked(engine: Engine) -> None:
-    """A statement with the execution option `prepare=False` is never a prepared statement (psycopg's
-    `execute(..., prepare=False)`): PostgreSQL parses and plans it for its own values on every run,
-    where psycopg would prepare it the fifth time a connection runs it and PostgreSQL might then keep
-    one generic plan (models/retrieval/query.py, `statement`, says which)."""
-
-    @event.listens_for(engine, "do_execute")
-    def _execute(cursor, statement, parameters, context):
-        if context.execution_options.get("prepare") is False:
-            cursor.execute(statement, parameters, prepare=False)
-            return True  # executed: SQLAlchemy does not execute it again
-        return None
 
 
 def _cache_long_statements() -> None:

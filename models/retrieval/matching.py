@@ -145,7 +145,10 @@ def _match(dialect: str, param: str) -> ColumnElement[Any]:
     """The full-text match of the bound query `param`. On SQLite the clause needs agent_memories joined
     to its FTS5 index (`_FTS_JOIN`)."""
     if dialect == "postgresql":
-        return FTS_VECTOR.op("@@")(func.websearch_to_tsquery(_CONFIG, bindparam(param, type_=String)))
+        # The tsquery built once a run (a subquery PostgreSQL computes first): in a prepared statement's
+        # generic plan the call was made for every row the walk route read (its walk 2.5x slower).
+        query = select(func.websearch_to_tsquery(_CONFIG, bindparam(param, type_=String))).scalar_subquery()
+        return FTS_VECTOR.op("@@")(query)
     return literal_column("agent_memories_fts").op("MATCH")(bindparam(param, type_=String))
 
 

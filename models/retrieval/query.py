@@ -52,7 +52,10 @@ def _in_categories(dialect: str) -> ColumnElement[bool]:
     gunicorn on PostgreSQL, sampled with py-spy); PostgreSQL plans both alike (it reads IN (...) as
     = ANY)."""
     if dialect == "postgresql":
-        return _T.c.category == func.any(cast(bindparam("categories", type_=Text), ARRAY(Text)))
+        # Parsed into an array once a run (a subquery PostgreSQL computes first), not once a row read: a
+        # prepared statement's generic plan, and even a custom one, casts the text anew for every row.
+        listed = select(cast(bindparam("categories", type_=Text), ARRAY(Text))).scalar_subquery()
+        return _T.c.category == func.any(cast(listed, ARRAY(Text)))
     return _T.c.category.in_(bindparam("categories", expanding=True))
 
 
@@ -138,7 +141,7 @@ def statement(
     ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
     top = ranking.leaders(ranked, threshold=threshold and bool(words or dense), capped=capped)
     top, final_score, linked = ranking.with_relations_boost(dialect, top)
-    stmt = (
+    return (
         select(
             *(_T.c[name] for name in RESULT_COLUMNS),
             top.c.relevance,
@@ -149,14 +152,6 @@ def statement(
         .order_by(final_score.desc(), top.c.id.desc())
         .limit(bindparam("top_k"))
     )
-    # PostgreSQL: psycopg prepares a statement the fifth time a connection runs it; PostgreSQL then parses
-    # it once, and after five plans for their own values may keep one generic plan. For the "walk" route
-    # the right plan depends on how common the words are (under a generic plan its p95 was a third worse,
-    # single questions up to 3.8x slower), so it goes unprepared (models/db.py, `prepare=False`) and is
-    # planned for each question's words. For the other routes a generic plan was as good or better (p50 a
-    # fifth to a half lower): planning is a fifth of the statement's time (retrieval notes, "Prepared
-    # statements").
-    return stmt.execution_options(prepare=False) if route == "walk" else stmt
 
 
 def search(
