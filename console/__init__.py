@@ -31,8 +31,7 @@ def create_app(config: dict | None = None) -> Flask:
     csrf.init_app(app)
     queues.init_app(app)
     with app.app_context():
-        for engine in db.engines.values():  # the primary, and the read replica when one is set
-            configure_engine(engine)  # SQLite pragmas, BEGIN IMMEDIATE for writes, the guard function
+        configure_engine(db.engine)  # SQLite pragmas, BEGIN IMMEDIATE for writes, the guard function
     _configure_logging(app)
 
     from models.admins.user import user_by_session_token

@@ -2,10 +2,9 @@
 
 The TTL policy of docs/spec/003-memory-system.md §7 reads `last_accessed_at`, but a read is not a
 change: no audit record, and no write on the request's hot path. Touches go into a buffer of
-infra/batching.py and are written here, one UPDATE a batch (SQLite: per chunk of ids), on a connection of
-their own, and only where the stored time is older than RESOLUTION. This
-module is the one writer of `agent_memories` outside models/changes/, and it writes nothing but
-`last_accessed_at`. Losing a buffer (a killed process) loses a few seconds of access times, never a
+infra/batching.py and are written here, one UPDATE a batch (SQLite: per chunk of ids), on a connection
+of their own, and only where the stored time is older than RESOLUTION. This module is the one writer of
+`agent_memories` outside models/changes/, and it writes nothing but `last_accessed_at`. Losing a buffer (a killed process) loses a few seconds of access times, never a
 memory change.
 """
 
@@ -20,6 +19,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from infra.batching import batch
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
+from models.retrieval.term_stats import array_literal
 
 CHUNK = 500
 # How fresh `last_accessed_at` is kept: a memory read again within this long of its stored time is not
@@ -39,19 +39,16 @@ def _write_touches(items: list[tuple[int, datetime]]) -> None:
     ids = sorted(latest)  # a fixed lock order, so concurrent flushes cannot deadlock each other
     table = AgentMemory.__table__
     stale = or_(table.c.last_accessed_at.is_(None), table.c.last_accessed_at < stamp - RESOLUTION)
+    touched = update(table).where(stale).values(last_accessed_at=stamp)
     with db.engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            # All ids as one bigint[] parameter, sent as text: an IN list is a statement text of its own
-            # for every count of ids, which SQLAlchemy and psycopg then convert afresh.
+            # All ids as one bigint[] parameter: an IN list is a statement text of its own for every count
+            # of ids, which SQLAlchemy and psycopg then convert afresh.
             listed = table.c.id == any_(cast(bindparam("ids", type_=String), ARRAY(BigInteger)))
-            conn.execute(
-                update(table).where(listed, stale).values(last_accessed_at=stamp),
-                {"ids": "{" + ",".join(map(str, ids)) + "}"},
-            )
+            conn.execute(touched.where(listed), {"ids": array_literal(map(str, ids))})
             return
         for start in range(0, len(ids), CHUNK):
-            chunk = ids[start : start + CHUNK]
-            conn.execute(update(table).where(table.c.id.in_(chunk), stale).values(last_accessed_at=stamp))
+            conn.execute(touched.where(table.c.id.in_(ids[start : start + CHUNK])))
 
 
 def touch(memory_ids: Iterable[int], when: datetime | None = None) -> None:
