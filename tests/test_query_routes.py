@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from models import db
 from models.changes.mutations import create_memory
 from models.db import utcnow
-from models.retrieval import matching, query, term_stats
+from models.retrieval import matching, query, ranking, term_stats
 from models.retrieval.matching import Plan, plan
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 
@@ -467,3 +467,46 @@ def test_a_generic_plan_builds_the_questions_tsquery_and_category_list_once_not_
         assert not [line for line in matching_lines if "websearch_to_tsquery" in line], route
         assert not [line for line in plan_lines if "category" in line and "::text[]" in line], route
         db.session.rollback()
+
+
+def test_questions_scoring_different_numbers_of_words_share_one_statement_and_score_alike(
+    app, make_agent, monkeypatch
+):
+    """PostgreSQL scores a question's words in slots, and every slot count is a statement of its own that
+    each connection prepares and plans apart. The count is rounded up (ranking.SLOT_STEPS), the extra
+    slots NULL: questions of 2 to 8 scoring words share one statement, and every score is the one the
+    exact count gives."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's word slots")
+    agent = make_agent(role="supervisor")
+    for content in (
+        "Maya plans a counselling course in Lisbon next spring",
+        "Maya drinks green tea while reading about counselling",
+        "The budget report for the Lisbon office is due before the client meeting",
+        "Joao prefers strong coffee over tea in the morning",
+    ):
+        create_memory(agent.id, content, actor="agent", category="profile")
+    db.session.commit()
+    asked = [
+        "Maya course?",
+        "Which course does Maya plan in Lisbon?",
+        "What does Maya drink while reading about counselling before the Lisbon course?",
+    ]
+    now = utcnow()  # recency is computed up to it
+
+    def ranked(question: str) -> tuple[str, int, list[tuple[int, float, float]]]:
+        with statements_sent("AS leaders") as sent:
+            hits = query.search(agent.id, text=question, categories=["profile"], top_k=4, now=now)
+        statement, parameters = sent[0]
+        words = parameters["s_terms"].count(",") + 1
+        return statement, words, [(h.id, round(h.relevance, 9), round(h.score, 9)) for h in hits]
+
+    rounded = [ranked(question) for question in asked]
+    assert len({words for _, words, _ in rounded}) == 3  # three word counts...
+    assert all(words <= 8 for _, words, _ in rounded)
+    assert len({statement for statement, _, _ in rounded}) == 1  # ...one statement
+    assert all(hits for _, _, hits in rounded)
+    monkeypatch.setattr(ranking, "SLOT_STEPS", tuple(range(1, ranking.WORD_SLOTS + 1)))
+    exact = [ranked(question) for question in asked]
+    assert len({statement for statement, _, _ in exact}) == 3
+    assert [hits for _, _, hits in exact] == [hits for _, _, hits in rounded]

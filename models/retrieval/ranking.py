@@ -63,6 +63,13 @@ DEFAULT_IMPORTANCE = 2
 K1, B = 1.2, 0.75
 MIN_IDF = 1e-6  # FTS5's idf for a word held by half the memories or more: it still counts, a little
 WORD_SLOTS = 16  # PostgreSQL: the most words a question is scored by (term_stats.bm25_params picks them)
+# PostgreSQL: how many word slots a statement has, the question's scoring words rounded up to the first of
+# these (`slot_count`). Each count is a statement of its own, which every connection prepares and plans
+# apart: one a word count made 8 to 11 shapes of each route and filter set where these make 1 or 2 (92
+# shapes to 23 for bench/api_load.py's questions). A slot past the question's words is NULL, and
+# `lexical_score` skips it for a NULL test: scoring 8 slots for 4 words cost nothing measurable in-process
+# at 100,000 memories (16 slots, +4 % at p50).
+SLOT_STEPS = (8, WORD_SLOTS)
 
 FTS_CONFIG = "memconsole_english"
 """PostgreSQL's text-search configuration of `fts_vector` (migration 0017): 'english' keeping stop words."""
@@ -102,13 +109,18 @@ BM25_WORDS = "bm25_words"
 def bm25_words() -> Subquery:
     """PostgreSQL: the question's words as one row, `bm25_words` (q: each word's one-lexeme tsquery; w: its
     idf; at most WORD_SLOTS), from the bound s_terms and s_idf (term_stats.bm25_params). A statement
-    scoring candidates joins it once; each search is planned with its values (models/retrieval/query.py),
-    so the unused slots fold away."""
+    scoring candidates joins it once; it reads `slot_count` slots, those past the question's words NULL
+    (an array read past its end)."""
     return (
         text("SELECT CAST(:s_terms AS tsquery[]) AS q, CAST(:s_idf AS double precision[]) AS w")
         .columns(q=Float, w=Float)  # arrays, read by `lexical_score` only
         .subquery(BM25_WORDS)
     )
+
+
+def slot_count(words: int) -> int:
+    """PostgreSQL: the word slots of the statement that scores `words` words (SLOT_STEPS)."""
+    return next(step for step in SLOT_STEPS if step >= words)
 
 
 def bm25_length(vector: ColumnElement[Any]) -> ColumnElement[Any]:
@@ -128,14 +140,14 @@ def lexical_score(
     PostgreSQL raw (models/retrieval/matching.py squashes it a layer above).
 
     PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
-    `bm25_words`, of which `slots` words are read (each search is planned afresh, and every slot costs
-    planning time: the statement has as many as the question has words to score). A sum over the
+    `bm25_words`, of which `slots` words are read (`slot_count`: the question's, rounded up; a slot past
+    them is NULL, and its CASE is decided by the NULL test alone). A sum over the
     slots of idf x tf x (K1 + 1) / (tf + length), written
     idf x (K1 + 1) x (1 - length / (tf + length)) so tf is read once, and only for a word the memory
     holds. tf comes from ts_rank of the one word with every weight 1 (tsvector keeps up to 256 positions
     a word): that is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6), and pi^2 / 6 minus the sum is 1 / (tf + 1/2)
     give or take 1 / (12 tf^3), so 1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf. Written as SQL text, short:
-    PostgreSQL parses and plans it for every search. SQLite: FTS5 scores the words of the query the
+    PostgreSQL parses and plans it whenever a connection prepares the statement. SQLite: FTS5 scores the words of the query the
     candidate was matched by (models/retrieval/matching.py)."""
     if dialect == "postgresql":
         if length is None:

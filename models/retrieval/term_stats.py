@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import text
 
 from models.db import db
-from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf
+from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf, slot_count
 
 COMMON_SHARE = 0.05
 MIN_ROWS = 5000
@@ -63,7 +63,7 @@ class Figures(NamedTuple):
     """What `bm25_params` reads for a question (PostgreSQL)."""
 
     params: dict[str, Any]  # the bound values of ranking.bm25_words
-    slots: int  # how many words score
+    slots: int  # how many word slots the statement scores (ranking.slot_count)
     # Each word's memories in the whole table (all agents): counted for the rarer words, estimated from the
     # column's statistics for the commonest (so an agent holds at most that many, up to that estimate).
     matches: dict[str, int]
@@ -186,16 +186,17 @@ def _postgresql_words(key: str, words: Sequence[str], table: _Table, now: float)
 
 
 def _slots(weights: dict[str, float], queries: Mapping[str, str], avgdl: float) -> tuple[dict[str, Any], int]:
-    """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words. The arrays go as literals
-    (`array_literal`), so PostgreSQL reads each once, as its own type, instead of casting a text[]
-    wherever the statement reads an element."""
+    """The bound values of ranking.bm25_words: the WORD_SLOTS weightiest words; and the slots of the
+    statement that scores them (ranking.slot_count). The arrays go as literals (`array_literal`), so
+    PostgreSQL reads each once, as its own type, instead of casting a text[] wherever the statement
+    reads an element."""
     chosen = sorted(weights, key=lambda w: -weights[w])[:WORD_SLOTS]
     params = {
         "s_terms": array_literal(queries[w] for w in chosen),
         "s_idf": "{" + ",".join(repr(weights[w]) for w in chosen) + "}",
         "s_avgdl": avgdl or 1.0,
     }
-    return params, len(chosen)
+    return params, slot_count(len(chosen))
 
 
 def bm25_params(words: Sequence[str], searched: Sequence[str]) -> Figures:
