@@ -4,8 +4,8 @@ The TTL policy of docs/spec/003-memory-system.md §7 reads `last_accessed_at`, b
 change: no audit record, and no write on the request's hot path. Touches go into a buffer of
 infra/batching.py and are written here, one UPDATE a batch (SQLite: per chunk of ids), on a connection
 of their own, and only where the stored time is older than RESOLUTION. This module is the one writer of
-`agent_memories` outside models/changes/, and it writes nothing but `last_accessed_at`. Losing a buffer (a killed process) loses a few seconds of access times, never a
-memory change.
+`agent_memories` outside models/changes/, and it writes nothing but `last_accessed_at`. Losing a buffer
+(a killed process) loses a few seconds of access times, never a memory change.
 """
 
 from __future__ import annotations

@@ -112,8 +112,8 @@ def statement(
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
     search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
-    other than its search terms, which weigh in the score only (SQLite); `slots`: how many word slots score
-    (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan); `uncategorized`: whether memories without a
+    other than its search terms, which weigh in the score only (SQLite); `slots`: how many word slots
+    score (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan); `uncategorized`: whether memories without a
     category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
     only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
     `fusion`) or "dense" (vector similarity alone).

@@ -65,10 +65,10 @@ MIN_IDF = 1e-6  # FTS5's idf for a word held by half the memories or more: it st
 WORD_SLOTS = 16  # PostgreSQL: the most words a question is scored by (term_stats.bm25_params picks them)
 # PostgreSQL: how many word slots a statement has, the question's scoring words rounded up to the first of
 # these (`slot_count`). Each count is a statement of its own, which every connection prepares and plans
-# apart: one a word count made 8 to 11 shapes of each route and filter set where these make 1 or 2 (92
-# shapes to 23 for bench/api_load.py's questions). A slot past the question's words is NULL, and
-# `lexical_score` skips it for a NULL test: scoring 8 slots for 4 words cost nothing measurable in-process
-# at 100,000 memories (16 slots, +4 % at p50).
+# apart: bench/api_load.py's 3,000 questions, of 1 to 11 scoring words, made 92 statements with a slot
+# per word and make 23 with these (counted ad hoc). A slot past the question's words is NULL, and
+# `lexical_score` skips it for a NULL test: 8 slots for 4 words cost nothing measurable in-process at
+# 100,000 memories (ad hoc; 16 slots always, +4 % at p50: retrieval notes).
 SLOT_STEPS = (8, WORD_SLOTS)
 
 FTS_CONFIG = "memconsole_english"
@@ -141,14 +141,14 @@ def lexical_score(
 
     PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
     `bm25_words`, of which `slots` words are read (`slot_count`: the question's, rounded up; a slot past
-    them is NULL, and its CASE is decided by the NULL test alone). A sum over the
-    slots of idf x tf x (K1 + 1) / (tf + length), written
+    them is NULL, and its CASE is decided by the NULL test alone). A sum over the slots of
+    idf x tf x (K1 + 1) / (tf + length), written
     idf x (K1 + 1) x (1 - length / (tf + length)) so tf is read once, and only for a word the memory
     holds. tf comes from ts_rank of the one word with every weight 1 (tsvector keeps up to 256 positions
     a word): that is (1 + 1/4 + ... + 1/tf^2) / (pi^2 / 6), and pi^2 / 6 minus the sum is 1 / (tf + 1/2)
     give or take 1 / (12 tf^3), so 1 / (pi^2 / 6 - sum) - 1/2, rounded, is tf. Written as SQL text, short:
-    PostgreSQL parses and plans it whenever a connection prepares the statement. SQLite: FTS5 scores the words of the query the
-    candidate was matched by (models/retrieval/matching.py)."""
+    PostgreSQL parses and plans it whenever a connection prepares the statement. SQLite: FTS5 scores the
+    words of the query the candidate was matched by (models/retrieval/matching.py)."""
     if dialect == "postgresql":
         if length is None:
             raise ValueError("PostgreSQL's BM25 needs the candidate's bm25_length")
