@@ -19,8 +19,9 @@ What it does, in order, and nothing else:
    with filters and the delta header, plus creates, updates and deletes. Bounded by a request count
    and a wall-clock limit; it stops by itself.
    With several client counts (--clients 1,4,8) the plan runs once per count on the same server.
-4. Prints p50/p95/p99 latency and throughput per kind (with --json, per round too, for a runner),
-   checks that every response was the expected 2xx, and that no write was lost (every acknowledged
+4. Prints p50/p95/p99 latency and throughput per kind (with --json, per round too, for a runner) and,
+   on Linux, the CPU a request took in the server, in the clients and in the rest of the machine
+   (`CpuMeter`), checks that every response was the expected 2xx, and that no write was lost (every acknowledged
    create/update/delete is in the database with its audit record). Exit status 1 if any check fails.
 5. Stops gunicorn (the process it started) and drops the database unless --keep.
 """
@@ -368,6 +369,72 @@ def run_load(args, port: int, token: str, plan) -> tuple[list, float, list[Clien
     return results, time.perf_counter() - started, clients
 
 
+class CpuMeter:
+    """Where a round's CPU went (Linux /proc; None elsewhere), in ms a request: the gunicorn processes
+    (`server_pid` and its workers), this script's clients, and the rest of the machine's busy time —
+    PostgreSQL and Redis on a quiet machine, as every part runs on loopback — with the share of the
+    cores left idle. Clients and server share the cores, so together these bound the throughput."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server = [server_pid, *self._children(server_pid)]
+        self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    @staticmethod
+    def _children(pid: int) -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as fh:
+                        if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                            found.append(int(entry))
+                except (OSError, ValueError, IndexError):
+                    continue  # the process ended meanwhile
+        return found
+
+    def _server_ticks(self) -> int:
+        total = 0
+        for pid in self.server:
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+            except OSError:
+                continue
+        return total
+
+    @staticmethod
+    def _machine_ticks() -> tuple[int, int]:
+        """(busy, all) of every core since boot: /proc/stat's user .. steal, idle and iowait being idle."""
+        with open("/proc/stat") as fh:
+            values = [int(v) for v in fh.readline().split()[1:9]]
+        return sum(values) - values[3] - values[4], sum(values)
+
+    def start(self) -> None:
+        times = os.times()
+        self.began = (self._server_ticks(), times.user + times.system, self._machine_ticks())
+
+    def stop(self, requests: int) -> dict | None:
+        if not requests:
+            return None
+        times = os.times()
+        server0, client0, (busy0, all0) = self.began
+        busy1, all1 = self._machine_ticks()
+        server = (self._server_ticks() - server0) / self.tick
+        client = times.user + times.system - client0
+        rest = (busy1 - busy0) / self.tick - server - client
+        return {
+            "server_ms": round(1000 * server / requests, 2),
+            "client_ms": round(1000 * client / requests, 2),
+            "rest_ms": round(1000 * max(rest, 0.0) / requests, 2),
+            "idle_pct": round(100 * (1 - (busy1 - busy0) / max(all1 - all0, 1)), 1),
+        }
+
+    @classmethod
+    def of(cls, server_pid: int | None) -> CpuMeter | None:
+        return cls(server_pid) if server_pid and os.path.exists("/proc/stat") else None
+
+
 def check_writes(args, agent_id: int, clients: list[Client]) -> list[str]:
     """Every acknowledged write is in the database as acknowledged, with its audit records."""
     import psycopg
@@ -454,15 +521,23 @@ def reuse_database(args) -> tuple[int, str, int]:
 
 
 def run_round(
-    args, port: int, token: str, agent_id: int, corpus: Corpus, clients: int
+    args, port: int, token: str, agent_id: int, corpus: Corpus, clients: int, server_pid: int | None = None
 ) -> tuple[dict, list[str]]:
-    """One measured round of the plan from `clients` concurrent clients: its summary and its failures."""
+    """One measured round of the plan from `clients` concurrent clients: its summary and its failures;
+    with `server_pid` (gunicorn's), where the CPU went (`CpuMeter`)."""
     failures: list[str] = []
     round_args = argparse.Namespace(**{**vars(args), "clients": clients})
     plan = plan_requests(args, corpus)
     print(f"\nrunning {len(plan):,} requests from {clients} concurrent clients...", flush=True)
+    meter = CpuMeter.of(server_pid)
+    if meter:
+        meter.start()
     results, elapsed, workers = run_load(round_args, port, token, plan)
+    cpu = meter.stop(len(results)) if meter else None
     summary = report(results, elapsed, round_args)
+    if cpu:
+        print(f"CPU a request: server {cpu['server_ms']} ms, clients {cpu['client_ms']} ms, the rest of the "
+              f"machine (PostgreSQL, Redis) {cpu['rest_ms']} ms; cores idle {cpu['idle_pct']}%")  # fmt: skip
     errors = [(kind, status) for kind, ok, _, status in results if not ok]
     print(f"\n{len(results):,} requests in {elapsed:.1f}s: {len(results) / elapsed:.0f} req/s overall; "
           f"{len(errors)} unexpected statuses")  # fmt: skip
@@ -478,7 +553,7 @@ def run_round(
     verdict = "met" if bullets_p95 <= args.target_p95_ms else "MISSED"
     print(f"bullets p95 {bullets_p95} ms at {clients} client(s): target {args.target_p95_ms} ms {verdict}")
     outcome = {"clients": clients, "summary": summary, "elapsed_s": round(elapsed, 2), "errors": len(errors),
-               "lost_writes": len(lost), "bullets_p95_met": bullets_p95 <= args.target_p95_ms}  # fmt: skip
+               "lost_writes": len(lost), "bullets_p95_met": bullets_p95 <= args.target_p95_ms, "cpu": cpu}  # fmt: skip
     return outcome, failures
 
 
@@ -538,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_plan = [("bullets", {"query": warm.query(warm.rng), "top_k": 5}) for _ in range(args.warmup)]
         run_load(argparse.Namespace(**{**vars(args), "clients": 2}), port, token, warm_plan)
         for clients in args.clients:
-            outcome, problems = run_round(args, port, token, agent_id, corpus, clients)
+            outcome, problems = run_round(args, port, token, agent_id, corpus, clients, proc.pid)
             rounds.append(outcome)
             failures += problems
         if args.json:

@@ -403,16 +403,22 @@ def section(results: Path) -> str:
             "gunicorn (2 workers x 8 threads) on loopback, natural-language questions only (bullets, filtered, "
             "delta header, full), lexical ranking; clients and server share the two cores. The rate limiter "
             "counts every call in Redis as in production, its limit raised for the one token that makes them "
-            "all (runs before the evening of 2026-11-26 switched it off, `RATELIMIT_ENABLED=0`).",
+            "all (runs before the evening of 2026-11-26 switched it off, `RATELIMIT_ENABLED=0`). CPU a "
+            "request (Linux's /proc, over the round): the gunicorn processes, the clients, and the rest of the "
+            "machine's busy time, which on a quiet machine is PostgreSQL and Redis; then the share of the "
+            "cores left idle. With the cores busy, the sum of the three bounds the throughput: two cores give "
+            "2,000 ms of CPU a second.",
             "",
-            "| memories | clients | p50 ms | p95 ms | p99 ms | req/s |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| memories | clients | p50 ms | p95 ms | p99 ms | req/s | CPU ms: server | clients | rest | idle |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for run in reads:
             for round_ in run["rounds"]:
-                row = round_["summary"]["all"]
+                row, cpu = round_["summary"]["all"], round_.get("cpu")
+                used = (f"{cpu['server_ms']} | {cpu['client_ms']} | {cpu['rest_ms']} | {cpu['idle_pct']}%"
+                        if cpu else "- | - | - | -")  # fmt: skip
                 lines.append(f"| {run['memories']:,} | {round_['clients']} | {row['p50']} | {row['p95']} "
-                             f"| {row['p99']} | {row['rps']} |")  # fmt: skip
+                             f"| {row['p99']} | {row['rps']} | {used} |")  # fmt: skip
         lines.append("")
     return "\n".join(lines)
 
