@@ -180,6 +180,37 @@ def test_the_mix_weighs_each_rankings_score_against_its_best_and_a_negative_cosi
     assert hybrid == pytest.approx({i: r / best for i, r in raw.items()})
 
 
+def test_reciprocal_rank_fusion_sums_one_over_k_plus_the_rank_in_each_ranking_a_memory_is_in(
+    app, make_agent, embedder
+):
+    """fusion.fused_pool's "rrf", checked against the two rankings it fuses: 1 / (RRF_K + rank) in the
+    lexical ranking (by lexical relevance, a memory without any not ranked) plus 1 / (RRF_K + rank) in
+    the dense one (nearest first), then divided by the best candidate's. Memories found by one ranking
+    and by both are in the set."""
+    agent = make_agent(role="supervisor")
+    paraphrase_set(agent)
+    remember(agent, "Maya would like a window seat on every flight")
+    backfill_all()
+    dense = embeddings.query_vector(QUESTION)
+    lexical = query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical", top_k=50)
+    lexical_rank = {
+        h.id: rank
+        for rank, h in enumerate(sorted(lexical, key=lambda h: (-(h.relevance or 0.0), -h.id)), start=1)
+        if h.relevance
+    }
+    ids, _ = vectors.nearest(agent.id, dense[0], dense[1], fusion.DENSE_K)
+    dense_rank = {memory_id: rank for rank, memory_id in enumerate(ids, start=1)}
+    assert set(dense_rank) - set(lexical_rank) and set(dense_rank) & set(lexical_rank)
+
+    hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, fusion="rrf", top_k=50)
+    raw = {
+        i: sum(1.0 / (fusion.RRF_K + ranks[i]) for ranks in (lexical_rank, dense_rank) if i in ranks)
+        for i in set(lexical_rank) | set(dense_rank)
+    }
+    best = max(raw.values())
+    assert {h.id: h.relevance for h in hits} == pytest.approx({i: r / best for i, r in raw.items()})
+
+
 def test_a_lexical_match_still_counts_in_the_fusion(app, client, make_agent, embedder):
     agent = make_agent(role="supervisor")
     target, decoy, others = paraphrase_set(agent)
