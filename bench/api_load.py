@@ -21,8 +21,9 @@ What it does, in order, and nothing else:
    With several client counts (--clients 1,4,8) the plan runs once per count on the same server.
 4. Prints p50/p95/p99 latency and throughput per kind (with --json, per round too, for a runner) and,
    on Linux, the CPU a request took in the server, in the clients and in the rest of the machine
-   (`CpuMeter`), checks that every response was the expected 2xx, and that no write was lost (every acknowledged
-   create/update/delete is in the database with its audit record). Exit status 1 if any check fails.
+   (`CpuMeter`); checks that every response was the expected 2xx, and that no write was lost (every
+   acknowledged create/update/delete is in the database with its audit record). Exit status 1 if any
+   check fails.
 5. Stops gunicorn (the process it started) and drops the database unless --keep.
 """
 
@@ -377,31 +378,29 @@ class CpuMeter:
 
     def __init__(self, server_pid: int) -> None:
         self.server = [server_pid, *self._children(server_pid)]
-        self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self.tick = os.sysconf("SC_CLK_TCK")
 
     @staticmethod
-    def _children(pid: int) -> list[int]:
+    def _stat(pid: int | str) -> list[str] | None:
+        """/proc/<pid>/stat's fields after the command name (state, ppid, ...), None once it has ended."""
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+
+    @classmethod
+    def _children(cls, pid: int) -> list[int]:
         found = []
         for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as fh:
-                        if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
-                            found.append(int(entry))
-                except (OSError, ValueError, IndexError):
-                    continue  # the process ended meanwhile
+            fields = cls._stat(entry) if entry.isdigit() else None
+            if fields and int(fields[1]) == pid:
+                found.append(int(entry))
         return found
 
     def _server_ticks(self) -> int:
-        total = 0
-        for pid in self.server:
-            try:
-                with open(f"/proc/{pid}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])  # utime, stime
-            except OSError:
-                continue
-        return total
+        """utime + stime of the server's processes (an ended one counts for nothing)."""
+        return sum(int(f[11]) + int(f[12]) for f in map(self._stat, self.server) if f)
 
     @staticmethod
     def _machine_ticks() -> tuple[int, int]:

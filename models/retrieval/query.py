@@ -113,10 +113,10 @@ def statement(
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
     search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
     other than its search terms, which weigh in the score only (SQLite); `slots`: how many word slots
-    score (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan); `uncategorized`: whether memories without a
-    category are wanted too (an agent's own core memories, README "The agent API"); `dense`: None (lexical
-    only), "hybrid" (the nearest memories by vector join the candidates and relevance fuses both, by
-    `fusion`) or "dense" (vector similarity alone).
+    score (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan);
+    `uncategorized`: whether memories without a category are wanted too (an agent's own core memories,
+    README "The agent API"); `dense`: None (lexical only), "hybrid" (the nearest memories by vector join
+    the candidates and relevance fuses both, by `fusion`) or "dense" (vector similarity alone).
 
     Public, with its cache, for measurement: bench/retrieval_quality.py clears it (`cache_clear`) after
     changing fusion.MIX_LEXICAL."""
