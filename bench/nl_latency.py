@@ -158,25 +158,27 @@ def seed_rows(engine, agent_id: int, count: int, corpus: Corpus, vectors: bool, 
         print(f"  seeded {start + len(rows):,} / {count:,}", flush=True)
 
 
-def agreement(agent_id: int, asked: list[str], categories: list[str]) -> dict:
+def agreement(agent_id: int, asked: list[str], categories: list[str], one_user: bool = False) -> dict:
     """How far the bounded candidate pool changes the answers (lexical, top 5): each question's results
-    against those of the same ranking with every match a candidate (matching.EXACT_LIMIT out of reach).
-    `overlap`: the share of the exhaustive top 5 also returned; `same_first`: questions whose first
-    result is the same; `identical`: questions whose top 5 is the same, in the same order."""
+    against those of the same ranking with every match a candidate (matching.EXACT_LIMIT out of reach);
+    `one_user`: with the timed runs' user filters. `overlap`: the share of the exhaustive top 5 also
+    returned; `same_first`: questions whose first result is the same; `identical`: questions whose top 5
+    is the same, in the same order."""
     from models import db
     from models.retrieval import matching, query
 
-    def top(question: str) -> list[int]:
-        hits = query.search(agent_id, text=question, categories=categories, top_k=5)
+    def top(i: int, question: str) -> list[int]:
+        filters = {"user_id": user_of(i)} if one_user else None
+        hits = query.search(agent_id, text=question, categories=categories, filters=filters, top_k=5)
         db.session.rollback()
         return [h.id for h in hits]
 
-    bounded = [top(q) for q in asked]
+    bounded = [top(i, q) for i, q in enumerate(asked)]
     saved = matching.EXACT_LIMIT
     matching.EXACT_LIMIT = 10**9
     query.statement.cache_clear()
     try:
-        every = [top(q) for q in asked]
+        every = [top(i, q) for i, q in enumerate(asked)]
     finally:
         matching.EXACT_LIMIT = saved
         query.statement.cache_clear()
@@ -186,6 +188,11 @@ def agreement(agent_id: int, asked: list[str], categories: list[str]) -> dict:
         "same_first": round(statistics.fmean(a[:1] == b[:1] for a, b in pairs), 3),
         "identical": round(statistics.fmean(a == b for a, b in pairs), 3),
     }
+
+
+def user_of(i: int) -> str:
+    """The user the i-th question is asked for in the "one user" cases (1 of 50)."""
+    return f"user-{1 + i % 50}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 names += ["hybrid", "hybrid, one user"]
 
             def one(i: int, question: str, name: str) -> float:
-                filters = {"user_id": f"user-{1 + i % 50}"} if name.endswith("one user") else None
+                filters = {"user_id": user_of(i)} if name.endswith("one user") else None
                 dense = (MODEL, qvecs[i]) if name.startswith("hybrid") else None
                 started = time.perf_counter()
                 query.search(
@@ -304,7 +311,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"p99 {row['p99']} ms", flush=True)  # fmt: skip
             if args.agreement and args.database == "postgresql":
                 results["agreement"] = agreement(agent_id, asked, categories)
-                print(f"top 5 against ranking every match: {results['agreement']}", flush=True)
+                results["agreement_one_user"] = agreement(agent_id, asked, categories, one_user=True)
+                print(f"top 5 against ranking every match: {results['agreement']}; one user: "
+                      f"{results['agreement_one_user']}", flush=True)  # fmt: skip
             if not args.no_vectors:
                 from models.retrieval import vectors
 
@@ -384,11 +393,13 @@ def section(results: Path) -> str:
         if run.get("load_average") is not None:
             notes.append(f"{run['database']} {run['memories']:,}: started at a load average of {run['load_average']} "
                          f"on {os.cpu_count()} cores")  # fmt: skip
-        if run.get("agreement"):
-            a = run["agreement"]
-            notes.append(f"{run['database']} {run['memories']:,}, lexical top 5 against ranking every match "
-                         f"(`--agreement`): {a['overlap']:.1%} of its results returned, the same first result for "
-                         f"{a['same_first']:.1%} of the questions, the same top 5 in order for {a['identical']:.1%}")  # fmt: skip
+        for key, case in (("agreement", "lexical"), ("agreement_one_user", "lexical, one user")):
+            if run.get(key):
+                a = run[key]
+                notes.append(f"{run['database']} {run['memories']:,}, {case} top 5 against ranking every match "
+                             f"(`--agreement`): {a['overlap']:.1%} of its results returned, the same first result "
+                             f"for {a['same_first']:.1%} of the questions, the same top 5 in order for "
+                             f"{a['identical']:.1%}")  # fmt: skip
         if run.get("embed_question_ms"):
             e = run["embed_question_ms"]
             notes.append(f"embedding one question with {e['model']}: p50 {e['p50']} / p95 {e['p95']} ms")

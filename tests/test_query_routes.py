@@ -45,6 +45,13 @@ def test_plan_splits_rare_words_from_common_ones_and_sorts_or_walks_by_their_mat
     assert plan(["user"], {"user": limit + 1}) == Plan("sorted", [], ["user"])
 
 
+def test_plan_sorts_a_users_matches_when_the_users_share_of_the_table_holds_few_of_them():
+    many = {"user": matching.SORT_LIMIT * 10, "kayak": 5}
+    assert plan(["user", "kayak"], many).route == "walk"
+    assert plan(["user", "kayak"], many, share=0.05) == Plan("sorted", ["kayak"], ["user"])
+    assert plan(["user", "kayak"], many, share=0.2).route == "walk"
+
+
 @pytest.fixture
 def small_limits(monkeypatch):
     monkeypatch.setattr(matching, "EXACT_LIMIT", 4)
@@ -61,20 +68,18 @@ def small_limits(monkeypatch):
     term_stats.forget()
 
 
-def seed(agent, matches: int, newer: int = 0) -> list[int]:
+def seed(agent, matches: int, newer: int = 0, user_id: str | None = None) -> list[int]:
     """`matches` memories holding "kayak" (and as many without it), written oldest first, then `newer`
-    memories without it, newer than all of them. Returns the matching ids, newest first."""
+    memories without it, newer than all of them; all of `user_id`. Returns the matching ids, newest
+    first."""
     ids = []
     now = utcnow()
+    mine = {"category": "profile", "user_id": user_id}
     for n in range(newer):
-        create_memory(agent.id, f"The piano lesson number {n} moved", actor="agent", category="profile")
+        create_memory(agent.id, f"The piano lesson number {n} moved", actor="agent", **mine)
     for n in range(matches):
-        kayak = create_memory(
-            agent.id, f"The kayak trip number {n} went well", actor="agent", category="profile"
-        )
-        other = create_memory(
-            agent.id, f"The garden plan number {n} changed", actor="agent", category="profile"
-        )
+        kayak = create_memory(agent.id, f"The kayak trip number {n} went well", actor="agent", **mine)
+        other = create_memory(agent.id, f"The garden plan number {n} changed", actor="agent", **mine)
         for memory in (kayak, other):
             db.session.execute(
                 sa.text("UPDATE agent_memories SET updated_at = :at WHERE id = :id"),
@@ -89,8 +94,10 @@ def seed(agent, matches: int, newer: int = 0) -> list[int]:
     return ids
 
 
-def ask(agent, question: str = "Where did the kayak go?") -> list[int]:
-    return [h.id for h in query.search(agent.id, text=question, categories=["profile"], top_k=TOP)]
+def ask(agent, question: str = "Where did the kayak go?", user_id: str | None = None) -> list[int]:
+    filters = {"user_id": user_id} if user_id else None
+    hits = query.search(agent.id, text=question, categories=["profile"], filters=filters, top_k=TOP)
+    return [h.id for h in hits]
 
 
 @pytest.mark.parametrize(
@@ -121,6 +128,57 @@ def test_the_walk_falls_back_to_sorting_when_the_newest_memories_hold_too_few(ap
     hits = ask(agent)
     assert hits == newest_first[:TOP]
     assert not theirs & set(hits)
+
+
+def _explained(statement: str, parameters: object) -> list[str]:
+    rows = db.session.connection().exec_driver_sql(
+        f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {statement}", parameters
+    )
+    return [row[0] for row in rows]
+
+
+@pytest.mark.parametrize("matches", [pytest.param(8, id="fits"), pytest.param(20, id="more-than-estimated")])
+def test_a_users_question_sorts_the_users_matches_and_walks_only_when_there_are_more_than_estimated(
+    app, make_agent, small_limits, monkeypatch, matches
+):
+    """Another user's matches make "kayak" common, so without a user the question walks; with one, the
+    user's share of the table (estimated: here far too low, 1%) makes their matches look few, and the
+    route sorts them. Up to SORT_LIMIT (12) they are all sorted; past it (20), sorting the first 12
+    fetched would miss newer ones, so the walk takes over. Either way: the user's newest, and the walk
+    runs only in the second case."""
+    agent = make_agent(role="supervisor")
+    seed(agent, 20, user_id="bob")
+    newest_first = seed(agent, matches, user_id="ann")
+    monkeypatch.setattr(term_stats, "user_share", lambda user_id: 0.01)
+    if db.engine.dialect.name == "postgresql":
+        figures = term_stats.bm25_params(["kayak"], ["kayak"])
+        assert plan(["kayak"], figures.matches).route == "walk"
+        assert plan(["kayak"], figures.matches, term_stats.user_share("ann")).route == "sorted"
+    with statements_sent("AS leaders") as sent:
+        assert ask(agent, user_id="ann") == newest_first[:TOP]
+    if db.engine.dialect.name == "postgresql":
+        (walk,) = [line for line in _explained(*sent[0]) if "Subquery Scan on newest_memories" in line]
+        assert ("never executed" in walk) == (matches <= matching.SORT_LIMIT)
+
+
+def test_a_users_share_of_the_memories_comes_from_the_column_statistics(app, make_agent):
+    """term_stats.user_share: ann holds 30 of 40 memories, bob 10, nobody none; without the user-led
+    full-text index (migration 0019) a user's matches could not be fetched alone: 1.0, as for the agent."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's column statistics")
+    agent = make_agent(role="supervisor")
+    seed(agent, 15, user_id="ann")
+    seed(agent, 5, user_id="bob")
+    total = db.session.scalar(sa.text("SELECT count(*) FROM agent_memories"))
+    term_stats.forget()
+    assert term_stats.user_share("ann") == pytest.approx(30 / total, rel=0.01)
+    assert term_stats.user_share("bob") == pytest.approx(10 / total, rel=0.01)
+    assert term_stats.user_share("nobody") == pytest.approx(0.0, abs=0.01)
+    db.session.execute(sa.text("DROP INDEX agent_memories_agent_user_fts"))  # undone by the rollback
+    term_stats.forget()
+    assert term_stats.user_share("ann") == 1.0
+    db.session.rollback()
+    term_stats.forget()
 
 
 def test_a_rare_words_old_match_is_never_crowded_out_by_common_words(app, make_agent, small_limits):
@@ -162,9 +220,10 @@ def test_the_routes_agree_with_ranking_every_match(app, make_agent, monkeypatch)
     query.statement.cache_clear()
 
 
-def test_the_full_text_index_leads_with_the_agent(app):
-    """Migration 0018: on PostgreSQL an agent's search reads its own posting lists, not every agent's;
-    the words-only index stays beside it (for agents holding most of the table, and term_stats)."""
+def test_the_full_text_index_leads_with_the_agent_and_the_user(app):
+    """Migrations 0018 and 0019: on PostgreSQL an agent's search reads its own posting lists, not every
+    agent's, and a user's its own user's too; the words-only index stays beside it (for agents holding
+    most of the table, and term_stats)."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("the GIN indexes are PostgreSQL's")
     indexes = dict(
@@ -176,11 +235,12 @@ def test_the_full_text_index_leads_with_the_agent(app):
     available = db.session.scalar(
         sa.text("SELECT count(*) FROM pg_available_extensions WHERE name = 'btree_gin'")
     )
+    assert "agent_memories_agent_fts" not in indexes  # 0019 replaced it
     if not available:  # the migration warned and kept the words-only index
-        assert "agent_memories_agent_fts" not in indexes
+        assert "agent_memories_agent_user_fts" not in indexes
         return
-    definition = indexes["agent_memories_agent_fts"]
-    assert "gin (agent_id, fts_vector)" in definition and "deleted_at IS NULL" in definition
+    definition = indexes["agent_memories_agent_user_fts"]
+    assert "gin (agent_id, user_id, fts_vector)" in definition and "deleted_at IS NULL" in definition
 
 
 def test_sqlite_searches_its_full_text_index_once_per_question_not_once_per_memory(app, make_agent):
@@ -452,9 +512,10 @@ def test_a_generic_plan_builds_the_questions_tsquery_and_category_list_once_not_
     agent = make_agent(role="supervisor")
     create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
     routes = {
-        "exact": lambda terms, matches: Plan("exact", list(terms), []),
-        "sorted": lambda terms, matches: Plan("sorted", list(terms[:1]), list(terms[1:])),
-        "walk": lambda terms, matches: Plan("walk", [], list(terms)),  # as if the words were common
+        "exact": lambda terms, matches, share=1.0: Plan("exact", list(terms), []),
+        "sorted": lambda terms, matches, share=1.0: Plan("sorted", list(terms[:1]), list(terms[1:])),
+        # As if the words were common:
+        "walk": lambda terms, matches, share=1.0: Plan("walk", [], list(terms)),
     }
     for route, planned in routes.items():
         monkeypatch.setattr(query, "plan", planned)

@@ -8,12 +8,12 @@ from models.history.partitions import schema_compared
 
 
 def _compared(obj, name, type_, reflected, compare_to) -> bool:
-    """Everything but the full-text index of memory.query, dialect-specific DDL in revisions 0003, 0017 and
-    0018 outside the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow tables),
-    PostgreSQL's generated column `agent_memories.fts_vector` and its GIN indexes `agent_memories_fts` and
-    `agent_memories_agent_fts`; and what PostgreSQL's
+    """Everything but the full-text index of memory.query, dialect-specific DDL in revisions 0003, 0017,
+    0018 and 0019 outside the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow
+    tables), PostgreSQL's generated column `agent_memories.fts_vector` and its GIN indexes
+    `agent_memories_fts` and `agent_memories_agent_user_fts`; and what PostgreSQL's
     history partitions add (revision 0016: the partitions themselves, the partition key in a unique index)."""
-    full_text = (name or "").startswith(("agent_memories_fts", "agent_memories_agent_fts")) or (
+    full_text = (name or "").startswith(("agent_memories_fts", "agent_memories_agent_user_fts")) or (
         type_ == "column" and name == "fts_vector"
     )
     return not (reflected and compare_to is None and full_text) and schema_compared(

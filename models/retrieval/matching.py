@@ -196,18 +196,21 @@ class Plan(NamedTuple):
     common: list[str]  # the words of which the newest matches are
 
 
-def plan(terms: list[str], matches: Mapping[str, int]) -> Plan:
+def plan(terms: list[str], matches: Mapping[str, int], share: float = 1.0) -> Plan:
     """Which of the search `terms` are rare enough for all their matches to be candidates, and how the
     newest matches of the others are found, from each word's memories in the whole table (term_stats:
     counted for the rarer words, estimated from the column's statistics for the commonest). One agent
     holds no more than the table, so a route chosen for the table is not too small for the agent, up to
     those estimates; where an estimate is low, each fetch's LIMIT still bounds the work, and the
-    candidates are then some of the matches rather than all (or the newest).
+    candidates are then some of the matches rather than all.
 
     When all the words' matches add up to EXACT_LIMIT at most: "exact", every match scored. Otherwise the
     rarest words are rare while their matches add up to RARE_LIMIT at most, and the rest are common:
-    "sorted" when their matches add up to SORT_LIMIT at most (fetched, and sorted, for the newest:
-    exact); "walk" beyond (see `lexical_pool`)."""
+    "sorted" when their matches, times `share`, add up to SORT_LIMIT at most (fetched, and sorted, for
+    the newest); "walk" beyond (see `lexical_pool`). `share`: the filtered user's estimated share of the
+    table (term_stats.user_share; 1.0 without a user filter), so a user's question sorts its user's few
+    matches rather than walking the user's newest memories. Being an estimate, it costs time when low,
+    not results: the sorted route walks after all when the matches turn out more than SORT_LIMIT."""
     if sum(matches.get(t, 0) for t in terms) <= EXACT_LIMIT:
         return Plan("exact", list(terms), [])
     rare: list[str] = []
@@ -218,7 +221,7 @@ def plan(terms: list[str], matches: Mapping[str, int]) -> Plan:
         rare.append(term)
         total += matches.get(term, 0)
     common = [t for t in terms if t not in rare]
-    many = sum(matches.get(t, 0) for t in common) > SORT_LIMIT
+    many = sum(matches.get(t, 0) for t in common) * share > SORT_LIMIT
     return Plan("walk" if many else "sorted", rare, common)
 
 
@@ -240,18 +243,20 @@ def lexical_pool(
     - otherwise every match of the rare words (q_rare; `rare`: whether there are any), so a rare word's
       hits are never crowded out, the POOL_ANY newest matches of the common ones (q_common), and, when
       no word is rare, up to POOL_ALL memories holding every word (q_all). The newest matches:
-      "sorted", the common words' matches (at most SORT_LIMIT, by `plan`'s figures) fetched with their
-      recency and sorted; "walk", the agent's WINDOW newest memories walked along the recency index,
-      each tested, stopping at POOL_ANY matches — kept when there are WALK_ENOUGH, which are then the
-      newest (older matches lose on recency) — else the words are sparse among the newest and the
-      newest of up to SORT_LIMIT matches are sorted out.
+      "sorted", the common words' matches (at most SORT_LIMIT, by `plan`'s estimate) fetched with their
+      recency and sorted — the walk's instead when the fetch finds more than SORT_LIMIT; "walk", the
+      agent's WINDOW newest memories walked along the recency index, each tested, stopping at POOL_ANY
+      matches — kept when there are WALK_ENOUGH, which are then the newest (older matches lose on
+      recency) — else the words are sparse among the newest and the newest of up to SORT_LIMIT matches
+      are sorted out.
 
     Each costs about a row read per memory it reads: at most EXACT_LIMIT; RARE_LIMIT + SORT_LIMIT; or
-    RARE_LIMIT + WINDOW + SORT_LIMIT (plus POOL_ALL). Two approximations, both bounding that work: a
-    walk keeping between WALK_ENOUGH and POOL_ANY matches ranks fewer than POOL_ANY; and a walk's
-    fallback, when the agent holds more than SORT_LIMIT matches, sorts the SORT_LIMIT it fetched first
-    (in the order of the table on disk), not all of them. How often the top 5 differs from ranking every
-    match at a million memories: `bench.nl_latency --agreement` (docs/benchmarks.md).
+    RARE_LIMIT + WINDOW + SORT_LIMIT (plus POOL_ALL; a sorted route that walks after all, SORT_LIMIT
+    more). Two approximations, both bounding that work: a walk keeping between WALK_ENOUGH and POOL_ANY
+    matches ranks fewer than POOL_ANY; and a walk's fallback, when the agent holds more than SORT_LIMIT
+    matches, sorts the SORT_LIMIT it fetched first (in the order of the table on disk), not all of them.
+    How often the top 5 differs from ranking every match at a million memories: `bench.nl_latency
+    --agreement` (docs/benchmarks.md).
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.
@@ -271,7 +276,7 @@ def lexical_pool(
     if route == "exact":
         found = matching("q_any", EXACT_LIMIT)
     else:
-        parts = _walked(where) if route == "walk" else [_newest(where, "common_matches")]
+        parts = _walked(where) if route == "walk" else _sorted(where)
         if rare:
             parts.append(matching("q_rare", EXACT_LIMIT))
         elif words > 1:
@@ -304,9 +309,28 @@ def _matched() -> tuple[ColumnElement[Any], ...]:
     )
 
 
-def _walked(where: list[ColumnElement[bool]]) -> list[Select[Any]]:
+def _sorted(where: list[ColumnElement[bool]]) -> list[Select[Any]]:
+    """The "sorted" route's newest matches of q_common: the POOL_ANY newest sorted out of all of them when
+    there are SORT_LIMIT at most — fetched with their recency only, one more than that to tell — else the
+    walk's (`plan` estimated too few: the fetch would have sorted some of the matches, not all)."""
+    some = (
+        select(_T.c.id, _T.c.updated_at)
+        .where(*where, _match("postgresql", "q_common"))
+        .limit(SORT_LIMIT + 1)
+        .cte("common_matches")
+        .prefix_with("MATERIALIZED", dialect="postgresql")
+    )
+    fits = select(func.count()).select_from(some).scalar_subquery() <= SORT_LIMIT
+    newest = select(some.c.id).order_by(some.c.updated_at.desc()).limit(POOL_ANY)
+    # Each part runs only when its condition holds (PostgreSQL tests a condition on no row's columns once,
+    # before running the part): the walk only after the fetch found too many.
+    return [select(*_matched()).where(*where, _T.c.id.in_(newest), fits), *_walked(where, ~fits)]
+
+
+def _walked(where: list[ColumnElement[bool]], *when: ColumnElement[bool]) -> list[Select[Any]]:
     """The "walk" route's newest matches of q_common: those among the agent's WINDOW newest memories
-    (up to POOL_ANY) when there are WALK_ENOUGH of them, else the newest sorted out of the matches."""
+    (up to POOL_ANY) when there are WALK_ENOUGH of them, else the newest sorted out of the matches.
+    `when`: conditions on the whole walk (`_sorted`'s fallback)."""
     common = _match("postgresql", "q_common")
     # The walk reads only what tells a match (coalesce: so the planner cannot switch to fetching every
     # match through the GIN index); the matches' other columns are read by id, for them alone.
@@ -327,8 +351,8 @@ def _walked(where: list[ColumnElement[bool]]) -> list[Select[Any]]:
     )
     enough = select(func.count()).select_from(walked).scalar_subquery() >= WALK_ENOUGH
     return [
-        select(*_matched()).where(*where, _T.c.id.in_(select(walked.c.id)), enough),
-        _newest(where, "sparse_matches", ~enough),
+        select(*_matched()).where(*where, _T.c.id.in_(select(walked.c.id)), *when, enough),
+        _newest(where, "sparse_matches", *when, ~enough),
     ]
 
 

@@ -193,16 +193,18 @@ def search(
     # The words that find the candidates (not the stop words) and those that score them (every word);
     # neither the question's most common words (term_stats).
     terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
+    filters = known_filters(filters)
     params: dict[str, Any] = {}
     slots = 0
     found = Plan("exact", terms, [])
     if scored and dialect == "postgresql":  # FTS5 keeps its own figures
         figures = term_stats.bm25_params(scored, terms)
         params, slots = figures.params, figures.slots
-        found = plan(terms, figures.matches) if terms else found
+        if terms:
+            share = term_stats.user_share(filters["user_id"]) if "user_id" in filters else 1.0
+            found = plan(terms, figures.matches, share)
     # SQLite: the other words are scored with the search terms in one FTS5 query (matching.scoring_text).
     others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
-    filters = known_filters(filters)
     capped = tuple(sorted(rag_caps or {}))
     names = [c for c in categories if c is not None]
     params |= {

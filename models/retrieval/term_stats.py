@@ -57,6 +57,10 @@ class _Table(NamedTuple):
     common: frozenset[str] = frozenset()  # PostgreSQL: the stems held by COMMON_SHARE of them or more
     listed: str = "{}"  # PostgreSQL: the stems the statistics list (a text[] literal)
     cap: int = 1  # PostgreSQL: how far an unlisted word's memories are counted (rarer than any listed one)
+    # PostgreSQL, for `user_share`: the commonest users' shares of the memories, and that of any other user;
+    # empty (every share 1.0) without the user-led full-text index (migration 0019) or statistics.
+    users: Mapping[str, float] = {}
+    other_user: float = 1.0
 
 
 class Figures(NamedTuple):
@@ -128,6 +132,7 @@ def _postgresql_table(key: str, now: float) -> _Table:
     freqs: dict[str, float] = {}
     if stats is not None and stats[0]:
         freqs = dict(zip(stats[0], stats[1], strict=False))
+    users, other_user = _user_shares(rows)
     avgdl = 0.0
     if rows >= MIN_ROWS:  # smaller tables are counted afresh (bm25_params)
         avgdl = db.session.execute(
@@ -140,9 +145,50 @@ def _postgresql_table(key: str, now: float) -> _Table:
     common = frozenset(stem for stem, share in freqs.items() if share >= COMMON_SHARE)
     # A stem the statistics do not list is rarer than the rarest they do, give or take the sample's error.
     cap = max(1, int(2 * min(freqs.values(), default=COMMON_SHARE) * rows))
-    table = _Table(int(rows), freqs, float(avgdl or 1.0), common, array_literal(freqs), cap)
+    table = _Table(
+        int(rows), freqs, float(avgdl or 1.0), common, array_literal(freqs), cap, users, other_user
+    )
     _tables[key] = (now + CACHE_SECONDS, table)
     return table
+
+
+_USER_LED = text(
+    "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'agent_memories' "
+    "AND indexname = 'agent_memories_agent_user_fts'"
+)
+_USER_STATS = text(
+    "SELECT most_common_vals::text::text[], most_common_freqs, n_distinct, null_frac FROM pg_stats "
+    "WHERE schemaname = current_schema() AND tablename = 'agent_memories' AND attname = 'user_id'"
+)
+
+
+def _user_shares(rows: float) -> tuple[dict[str, float], float]:
+    """PostgreSQL: each of the commonest users' share of the memories, and any other user's (the rest,
+    split evenly among the other users: the planner's own estimate), from the column's statistics. ({},
+    1.0) where they, or the user-led full-text index, are missing (without it memory.query could not
+    fetch one user's matches alone: `user_share`)."""
+    if db.session.execute(_USER_LED).first() is None:
+        return {}, 1.0
+    stats = db.session.execute(_USER_STATS).first()
+    if stats is None:
+        return {}, 1.0
+    names, shares, distinct, nulls = stats
+    listed = dict(zip(names or [], shares or [], strict=False))
+    # n_distinct: the number of users, or minus their share of the rows when it grows with the table.
+    users = distinct if distinct >= 0 else -distinct * rows
+    others = max(1.0, users - len(listed))
+    return listed, max(0.0, 1.0 - (nulls or 0.0) - sum(listed.values())) / others
+
+
+def user_share(user_id: str) -> float:
+    """PostgreSQL: about what share of all memories `user_id` holds (the column's statistics, cached with
+    the table's figures); 1.0 without the user-led full-text index (migration 0019) or statistics, so
+    memory.query then plans as for the whole agent. An estimate, not a bound: matching.plan uses it only
+    where a low one costs time, never results."""
+    table = _postgresql_table(_key(), time.monotonic())
+    if not table.users and table.other_user >= 1.0:
+        return 1.0
+    return table.users.get(user_id, table.other_user)
 
 
 # Each word as a one-lexeme tsquery (its stem: a word of letters and digits is one lexeme to the parser;
