@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -73,7 +74,8 @@ def run_parts(parts: list[str], quick: bool) -> None:
                  "--memories", str(size), *extra, "--json", str(RESULTS / f"nl_{database}_{size}.json"),
                  *nl_section], 3600)  # fmt: skip
         _run("reads 100,000", [PYTHON, "bench/api_load.py", "--memories", "10000" if quick else "100000",
-             "--read-only", "--questions", "--clients", "1,8", "--requests", "1000" if quick else "3000",
+             "--read-only", "--questions", "--clients", "1,8" if quick else "1,8,8,8",
+             "--requests", "1000" if quick else "3000",
              "--json", str(RESULTS / "reads_100000.json")], 3600)  # fmt: skip
         _run("nl section", [PYTHON, "-c", "from bench.nl_latency import section, RESULTS; "
              "(RESULTS / 'nl.section.md').write_text(section(RESULTS))"], 60)  # fmt: skip
@@ -321,11 +323,13 @@ def _summary(core, extras, api, console) -> list[str]:
                 extra <= 3,
             )
     reads = _load("reads_100000.json")
-    for round_ in (reads or {}).get("rounds", []):
-        if round_["clients"] == 8:
-            rps = round_["summary"]["all"]["rps"]
-            add("read-only throughput, 8 clients over gunicorn", "100,000 memories", f"{rps} req/s", "≥ 300 req/s",
-                rps >= 300)  # fmt: skip
+    # The 8-client round runs thrice (the machine's speed drifts): their median, and each.
+    rates = [r["summary"]["all"]["rps"] for r in (reads or {}).get("rounds", []) if r["clients"] == 8]
+    if rates:
+        rps = statistics.median(rates)
+        add("read-only throughput, 8 clients over gunicorn", "100,000 memories",
+            f"{rps} req/s" + (f" (median of {' / '.join(map(str, rates))})" if len(rates) > 1 else ""),
+            "≥ 300 req/s", rps >= 300)  # fmt: skip
     quality = _load("quality.json")
     if quality:
         rows = {(r["database"], r["method"]): r for r in quality["rows"]}

@@ -409,8 +409,10 @@ def section(results: Path) -> str:
     )
     if reads:
         lines += [
-            "### Read-only throughput over HTTP (`python bench/api_load.py --read-only --questions --clients 1,8`)",
+            "### Read-only throughput over HTTP (`python bench/api_load.py --read-only --questions --clients 1,8,8,8`)",
             "",
+            "The 8-client round three times over, one after another (the summary above takes their median: "
+            "the machine's speed drifts). "
             "gunicorn (2 workers x 8 threads) on loopback, natural-language questions only (bullets, filtered, "
             "delta header, full), lexical ranking; clients and server share the two cores. The rate limiter "
             "counts every call in Redis as in production, its limit raised for the one token that makes them "
