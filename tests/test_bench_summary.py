@@ -28,3 +28,25 @@ def test_the_read_throughput_goal_is_judged_on_the_median_of_the_eight_client_ro
     )
     assert _row(tmp_path, monkeypatch, [305.0, 268.0, 310.0]).endswith("| ≥ 300 req/s | yes |")
     assert "median" not in _row(tmp_path, monkeypatch, [320.0])
+
+
+def test_the_peers_row_counts_the_identifier_questions_recall_too(tmp_path, monkeypatch):
+    def row(ours: float, theirs: float) -> str:
+        common = {"memories": 2700, "query_p50": 5.0, "query_p95": 6.0, "recall@10": 100.0}
+        rows = [
+            {"system": "memory console", **common, "identifier_recall@10": ours},
+            {
+                "system": "mem0 (faiss)",
+                **common,
+                "query_p50": 8.0,
+                "query_p95": 9.0,
+                "identifier_recall@10": theirs,
+            },
+        ]
+        (tmp_path / "peers.json").write_text(json.dumps(rows))
+        monkeypatch.setattr(bench_main, "RESULTS", tmp_path)
+        (line,) = [line for line in bench_main._summary([], [], [], []) if line.startswith("| peers")]
+        return line
+
+    assert row(98.0, 96.0).endswith("| yes |") and "identifiers 98.0 %" in row(98.0, 96.0)
+    assert row(94.0, 96.0).endswith("| no |")
