@@ -11,6 +11,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import sqlalchemy as sa
@@ -26,6 +27,23 @@ PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_ADMIN_URL", "postgresql+psycopg://p
 PG_DB_NAME = os.environ.get("TEST_POSTGRES_DB", f"memconsole_test_{os.getpid()}")
 REDIS_CHOICE = os.environ.get("TEST_REDIS", "embedded")
 TABLES = ("audit_logs", "audit_contents", "agent_memories", "refinement_sessions", "users", "agents")
+
+
+@contextmanager
+def scratch_database(suffix: str) -> Iterator[str]:
+    """PostgreSQL: an empty database of its own (this run's name plus `suffix`), for a test that migrates
+    step by step; its URL, and it is dropped afterwards."""
+    name = f"{PG_DB_NAME}_{suffix}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 def _migrate(url: str) -> None:

@@ -325,21 +325,15 @@ def test_the_migration_keeps_rows_ids_indexes_and_guards_and_downgrades(database
     from flask_migrate import downgrade, upgrade
 
     from console import create_app
-    from tests.conftest import PG_ADMIN_URL, PG_DB_NAME
+    from tests.conftest import scratch_database
 
-    name = f"{PG_DB_NAME}_m16"
-    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "test"})
-    guards = (
-        "SELECT tgrelid::regclass::text, tgname, tgtype, tgfoid::regproc::text FROM pg_trigger "
-        "WHERE NOT tgisinternal AND tgrelid::regclass::text IN ('audit_logs', 'events', 'change_log') ORDER BY 1, 2"
-    )
-    indexes = "SELECT indexname FROM pg_indexes WHERE tablename IN ('audit_logs', 'events', 'change_log') ORDER BY 1"
-    try:
+    with scratch_database("m16") as url:
+        app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "test"})
+        guards = (
+            "SELECT tgrelid::regclass::text, tgname, tgtype, tgfoid::regproc::text FROM pg_trigger "
+            "WHERE NOT tgisinternal AND tgrelid::regclass::text IN ('audit_logs', 'events', 'change_log') ORDER BY 1, 2"
+        )
+        indexes = "SELECT indexname FROM pg_indexes WHERE tablename IN ('audit_logs', 'events', 'change_log') ORDER BY 1"
         with app.app_context():
             upgrade(revision="0015")
             with db.engine.begin() as conn:
@@ -406,7 +400,3 @@ def test_the_migration_keeps_rows_ids_indexes_and_guards_and_downgrades(database
                 assert conn.scalars(sa.text(indexes)).all() == before_indexes
                 assert conn.scalar(sa.text("SELECT count(*) FROM audit_logs")) == 4
             db.engine.dispose()
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()

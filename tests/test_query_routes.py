@@ -571,3 +571,53 @@ def test_questions_scoring_different_numbers_of_words_share_one_statement_and_sc
     exact = [ranked(question) for question in asked]
     assert len({statement for statement, _, _ in exact}) == 3
     assert [hits for _, _, hits in exact] == [hits for _, _, hits in rounded]
+
+
+def test_migration_0019_swaps_the_agent_led_index_for_the_user_led_one_and_back(database_template, redis_url):
+    """On a database at 0018 holding a memory: 0019 replaces `agent_memories_agent_fts` by
+    `agent_memories_agent_user_fts` (the memory still found, by its user too); the downgrade restores
+    0018's index."""
+    from flask_migrate import downgrade, upgrade
+
+    from console import create_app
+    from models import Agent
+    from tests.conftest import DB_KIND, scratch_database
+
+    if DB_KIND != "postgresql":
+        pytest.skip("the GIN indexes are PostgreSQL's")
+    with scratch_database("m19") as url:
+        app = create_app({"TESTING": True, "DATABASE_URL": url, "REDIS_URL": redis_url, "SECRET_KEY": "test"})
+        full_text = "SELECT indexname FROM pg_indexes WHERE tablename = 'agent_memories' AND indexname LIKE '%fts' ORDER BY 1"
+        try:
+            with app.app_context():
+                upgrade(revision="0018")
+                with db.engine.begin() as conn:
+                    agent_led = conn.scalars(sa.text(full_text)).all()
+                agent = Agent(name="m19", role="supervisor")
+                db.session.add(agent)
+                db.session.commit()
+                agent_id = agent.id
+                create_memory(
+                    agent_id, "The kayak trip went well", actor="agent", category="profile", user_id="ann"
+                )
+                db.session.commit()
+                if "agent_memories_agent_fts" not in agent_led:
+                    pytest.skip("btree_gin is not available here: neither 0018 nor 0019 builds its index")
+                upgrade()
+                with db.engine.begin() as conn:
+                    assert conn.scalars(sa.text(full_text)).all() == [
+                        "agent_memories_agent_user_fts",
+                        "agent_memories_fts",
+                    ]
+                term_stats.forget()
+                for filters in (None, {"user_id": "ann"}):
+                    hits = query.search(agent_id, text="kayak trip", categories=["profile"], filters=filters)
+                    assert [h.content for h in hits] == ["The kayak trip went well"]
+                db.session.rollback()
+                downgrade(revision="0018")
+                with db.engine.begin() as conn:
+                    assert conn.scalars(sa.text(full_text)).all() == agent_led
+                db.engine.dispose()
+        finally:
+            term_stats.forget()
+            query.statement.cache_clear()
