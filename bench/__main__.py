@@ -349,16 +349,18 @@ def _summary(core, extras, api, console) -> list[str]:
     if ours and mem0:
         fastest = min(mem0, key=lambda r: r["query_p95"])
         # Recall on the paraphrased questions and, where the run had them, on the identifier questions.
-        ids = [r.get("identifier_recall@10") for r in (ours, fastest)]
-        both = ids[0] is not None and ids[1] is not None
-        named = f", identifiers {ids[0]} %" if ids[0] is not None else ""
-        named_theirs = f", identifiers {ids[1]} %" if ids[1] is not None else ""
+        recalls = [k for k in ("recall@10", "identifier_recall@10") if k in ours and k in fastest]
+
+        def recall(r: dict) -> str:
+            return ", ".join(
+                f"{'identifiers ' if k.startswith('identifier') else ''}{r[k]} %" for k in recalls
+            )
+
         add(f"peers: query p50 / p95 and recall@10, against the faster mem0 ({fastest['system']})",
-            f"{ours['memories']:,} memories", f"{ours['query_p50']} / {ours['query_p95']} ms, {ours['recall@10']} %"
-            f"{named} (mem0: {fastest['query_p50']} / {fastest['query_p95']} ms, {fastest['recall@10']} %{named_theirs})",
+            f"{ours['memories']:,} memories", f"{ours['query_p50']} / {ours['query_p95']} ms, {recall(ours)} "
+            f"(mem0: {fastest['query_p50']} / {fastest['query_p95']} ms, {recall(fastest)})",
             "ahead on latency and recall", ours["query_p95"] <= fastest["query_p95"]
-            and ours["query_p50"] <= fastest["query_p50"] and ours["recall@10"] >= fastest["recall@10"]
-            and (not both or ids[0] >= ids[1]))  # fmt: skip
+            and ours["query_p50"] <= fastest["query_p50"] and all(ours[k] >= fastest[k] for k in recalls))  # fmt: skip
     if console:
         worst = max(console["results"], key=lambda r: r["p95_ms"])
         counts = console.get("counts", {})

@@ -71,7 +71,7 @@ DETAILS = {
         "app crash",
         "locked account",
         "late delivery",
-    ],  # fmt: skip
+    ],
     "vendor": "electricity gas water broadband phone insurance gym bank pension mortgage".split(),
     "day": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
 }

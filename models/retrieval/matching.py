@@ -24,11 +24,13 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
+    CTE,
     ColumnElement,
     CompoundSelect,
     Index,
     Select,
     String,
+    Subquery,
     bindparam,
     column,
     false,
@@ -314,17 +316,14 @@ def _sorted(where: list[ColumnElement[bool]]) -> list[Select[Any]]:
     there are SORT_LIMIT at most — fetched with their recency only, one more than that to tell — else the
     walk's (`plan` estimated too few: the fetch would have sorted some of the matches, not all)."""
     some = (
-        select(_T.c.id, _T.c.updated_at)
-        .where(*where, _match("postgresql", "q_common"))
-        .limit(SORT_LIMIT + 1)
+        _common_matches(where, SORT_LIMIT + 1)
         .cte("common_matches")
         .prefix_with("MATERIALIZED", dialect="postgresql")
     )
     fits = select(func.count()).select_from(some).scalar_subquery() <= SORT_LIMIT
-    newest = select(some.c.id).order_by(some.c.updated_at.desc()).limit(POOL_ANY)
     # Each part runs only when its condition holds (PostgreSQL tests a condition on no row's columns once,
     # before running the part): the walk only after the fetch found too many.
-    return [select(*_matched()).where(*where, _T.c.id.in_(newest), fits), *_walked(where, ~fits)]
+    return [_newest_of(some, where, fits), *_walked(where, ~fits)]
 
 
 def _walked(where: list[ColumnElement[bool]], *when: ColumnElement[bool]) -> list[Select[Any]]:
@@ -357,13 +356,21 @@ def _walked(where: list[ColumnElement[bool]], *when: ColumnElement[bool]) -> lis
 
 
 def _newest(where: list[ColumnElement[bool]], name: str, *when: ColumnElement[bool]) -> Select[Any]:
-    """The POOL_ANY newest matches of q_common, sorted out of up to SORT_LIMIT of them (fetched with their
-    recency only; what scoring needs is read for the newest alone)."""
-    some = (
-        select(_T.c.id, _T.c.updated_at)
-        .where(*where, _match("postgresql", "q_common"), *when)
-        .limit(SORT_LIMIT)
-        .subquery(name)
+    """The POOL_ANY newest matches of q_common, sorted out of up to SORT_LIMIT of them."""
+    return _newest_of(_common_matches(where, SORT_LIMIT, *when).subquery(name), where)
+
+
+def _common_matches(where: list[ColumnElement[bool]], limit: int, *when: ColumnElement[bool]) -> Select[Any]:
+    """Up to `limit` matches of q_common, with their recency only (what scoring needs is read for the
+    newest alone: `_newest_of`)."""
+    return (
+        select(_T.c.id, _T.c.updated_at).where(*where, _match("postgresql", "q_common"), *when).limit(limit)
     )
-    newest = select(some.c.id).order_by(some.c.updated_at.desc()).limit(POOL_ANY)
-    return select(*_matched()).where(*where, _T.c.id.in_(newest))
+
+
+def _newest_of(
+    fetched: Subquery | CTE, where: list[ColumnElement[bool]], *when: ColumnElement[bool]
+) -> Select[Any]:
+    """What scoring needs of the POOL_ANY newest of the `fetched` matches (`_common_matches`)."""
+    newest = select(fetched.c.id).order_by(fetched.c.updated_at.desc()).limit(POOL_ANY)
+    return select(*_matched()).where(*where, _T.c.id.in_(newest), *when)

@@ -186,8 +186,6 @@ def user_share(user_id: str) -> float:
     memory.query then plans as for the whole agent. An estimate, not a bound: matching.plan uses it only
     where a low one costs time, never results."""
     table = _postgresql_table(_key(), time.monotonic())
-    if not table.users and table.other_user >= 1.0:
-        return 1.0
     return table.users.get(user_id, table.other_user)
 
 
