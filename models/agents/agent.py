@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String, Text, select
+from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String, Text, bindparam, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.db import Model, db, utcnow
@@ -55,9 +55,7 @@ class Agent(Model):
     def by_token(cls, token: str) -> Agent | None:
         if not token:
             return None
-        return db.session.scalar(
-            select(cls).where(cls.api_token_hash == hash_token(token), cls.active.is_(True))
-        )
+        return db.session.scalar(_BY_TOKEN, {"token_hash": hash_token(token)})
 
     @classmethod
     def lookup(cls, name_or_id: str | int) -> Agent | None:
@@ -85,6 +83,11 @@ class Agent(Model):
     def over_budget_ids(cls) -> list[int]:
         """Every active agent whose active core tokens exceed its budget (the maintained totals)."""
         return list(active_agent_ids(cls.core_tokens > cls.core_token_budget))
+
+
+# Every agent API request runs this lookup: built once, so each request skips building the statement and
+# its cache key (SQLAlchemy memoizes both on the object).
+_BY_TOKEN = select(Agent).where(Agent.api_token_hash == bindparam("token_hash"), Agent.active.is_(True))
 
 
 def active_agent_ids(*criteria, batch: int = AGENT_BATCH) -> Iterator[int]:
