@@ -34,6 +34,7 @@ import tempfile
 import time
 
 from bench import api_load
+from bench.api_load import CpuMeter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOTAL = re.compile(r"^summary:\s*(\d+)", re.MULTILINE)
@@ -59,20 +60,14 @@ def _ticks(prefixes: tuple[str, ...]) -> int:
     total = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/stat") as fh:
-                stat = fh.read()
+            with open(f"/proc/{pid}/comm") as fh:
+                named = fh.read().startswith(prefixes)
         except OSError:
             continue  # gone meanwhile
-        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
-        if name.startswith(prefixes):
-            total += int(rest[11]) + int(rest[12])
+        fields = CpuMeter._stat(pid) if named else None
+        if fields:
+            total += int(fields[11]) + int(fields[12])
     return total
-
-
-def _busy() -> int:
-    with open("/proc/stat") as fh:
-        values = [int(v) for v in fh.readline().split()[1:]]
-    return sum(values) - values[3] - values[4]  # all but idle and iowait
 
 
 def drive(args) -> dict:
@@ -105,7 +100,7 @@ def drive(args) -> dict:
     n = max(args.measure, 1)
     hz = os.sysconf("SC_CLK_TCK")
     started, times = time.perf_counter(), os.times()
-    postgres, redis, busy = _ticks(("postgres",)), _ticks(("redis",)), _busy()
+    postgres, redis, busy = _ticks(("postgres",)), _ticks(("redis",)), CpuMeter._machine_ticks()[0]
     ask(plan[: args.measure])
     after = os.times()
     return {
@@ -115,7 +110,7 @@ def drive(args) -> dict:
         "web_system_ms": round((after.system - times.system) * 1000 / n, 3),
         "postgresql_ms": round((_ticks(("postgres",)) - postgres) * 1000 / hz / n, 3),
         "redis_ms": round((_ticks(("redis",)) - redis) * 1000 / hz / n, 3),
-        "machine_ms": round((_busy() - busy) * 1000 / hz / n, 3),
+        "machine_ms": round((CpuMeter._machine_ticks()[0] - busy) * 1000 / hz / n, 3),
     }
 
 
