@@ -13,7 +13,7 @@ Flask's test client (the whole app: authentication, the rate limiter in Redis, m
 answer; not gunicorn), each question asked once to warm the caches (compiled statements, word figures)
 and then again, measured. Under `valgrind --tool=callgrind` (Debian's valgrind) twice, measuring
 `--requests` more questions the second time: the difference in the web process's instructions, divided
-by them, is a request's count (four runs of the same code agreed within 4 %). PostgreSQL's side is
+by them, is a request's count (two runs of the same code: within 1.5 %). PostgreSQL's side is
 not counted (its own processes); the CPU split below times it.
 
 Without valgrind (and first in every run): one pass of the same questions, timed, with the CPU each part
