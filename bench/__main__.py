@@ -83,6 +83,12 @@ def run_parts(parts: list[str], quick: bool) -> None:
         _run("vectors", [PYTHON, "-m", "bench.vector_recall", *(["--memories", "20000"] if quick else []),
                          "--json", str(RESULTS / "vector_recall.json"),
                          "--section", str(RESULTS / "vector_recall.section.md")], 3600)  # fmt: skip
+    if (
+        "pgvector" in parts
+    ):  # a PostgreSQL with pgvector from the pgserver wheel (dev extra); vectors as above
+        _run("pgvector", [PYTHON, "-m", "bench.pgvector", *(["--memories", "20000"] if quick else []),
+                          "--json", str(RESULTS / "pgvector.json"),
+                          "--section", str(RESULTS / "pgvector.section.md")], 3600)  # fmt: skip
     if "peers" in parts:  # needs the bench-peers extra
         _run("peers", [PYTHON, "-m", "bench.peers", "--json", str(RESULTS / "peers.json"),
                        "--section", str(RESULTS / "peers.section.md")], 3600)  # fmt: skip
@@ -379,7 +385,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes: a rehearsal, not the figures")
     parser.add_argument(
         "--parts",
-        default="core,extras,ledger,checkpointers,api,quality,vectors,nl,console",
+        default="core,extras,ledger,checkpointers,api,quality,vectors,pgvector,nl,console",
         help="comma-separated subset (also, not run by default: peers, with the bench-peers extra; workers; scale)",
     )
     parser.add_argument(

@@ -31,6 +31,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -153,14 +154,20 @@ def section(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The options of a benchmark over these vectors (this one's, bench.pgvector's): how many, where cached,
+    where the figures go."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "memconsole-bench")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--section", help="write docs/benchmarks.md's section here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(__doc__.splitlines()[0]).parse_args(argv)
     matrix, queries = embedded(args.memories, args.questions, args.cache)
     vectors._one_blas_thread()  # as in a process that answers dense queries (embedding above used both cores)
     sizes = sorted({s for s in (10_000, 20_000, 50_000, 100_000, args.memories) if s <= args.memories})
@@ -176,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         row = measure(matrix, queries, size)
         result["sizes"].append(row)
         print(json.dumps(row), flush=True)
+    return written(args, result, section)
+
+
+def written(args: argparse.Namespace, result: dict, section: Callable[[dict], str]) -> int:
+    """The figures to --json and their docs/benchmarks.md section to --section (`arguments`); exit status 0."""
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     if args.section:

@@ -80,6 +80,10 @@ class Config:
         self.QUERY_EMBEDDING_TIMEOUT = float(env.get("QUERY_EMBEDDING_TIMEOUT", 5))
         # Per-process cache of agents' vector matrices (models/retrieval/vectors.py), in MB.
         self.VECTOR_CACHE_MB = float(env.get("VECTOR_CACHE_MB", 512))
+        # Where memory.query finds an agent's nearest vectors (models/retrieval/pgvector.py, `serves`): "auto",
+        # pgvector's HNSW index for agents whose matrix alone would outgrow VECTOR_CACHE_MB, where the database
+        # has the index; "pgvector", for every agent where it has; "matrix", the matrices only.
+        self.VECTOR_SEARCH = env.get("VECTOR_SEARCH", "auto").lower()
         # Background memory work (docs/spec/003-memory-system.md): thresholds, caps and the optional write paths.
         self.TTL_IMPORTANCE_BELOW = int(env.get("TTL_IMPORTANCE_BELOW", 3))
         self.CONSOLIDATION_PAIRS_PER_DAY = int(env.get("CONSOLIDATION_PAIRS_PER_DAY", 50))
@@ -119,6 +123,8 @@ class Config:
             raise ValueError(
                 f"HISTORY_PARTITIONS_AHEAD must be a whole number of months from 1 to 24, not {ahead!r}"
             )
+        if self.VECTOR_SEARCH not in ("auto", "pgvector", "matrix"):
+            raise ValueError(f"VECTOR_SEARCH must be auto, pgvector or matrix, not {self.VECTOR_SEARCH!r}")
         if self.SQLALCHEMY_DATABASE_URI.startswith("sqlite"):
             # SQLite enforces foreign keys and waits for the writer instead of failing at once.
             self.SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}

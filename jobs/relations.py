@@ -19,6 +19,7 @@ from sqlalchemy import insert, or_, select
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.db import binary_rows
 from models.history.audit import new_op_id, write_audits
+from models.retrieval import pgvector
 
 from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
 
@@ -79,6 +80,8 @@ def embed_memories(agent_id: int, memory_ids: Iterable[int] | None = None) -> in
                     utcnow(),
                 )
                 db.session.add(record)
+    if stale and len(vectors) and semantic_configured():  # pgvector, where the database has it: this
+        pgvector.ensure_index(embedder.label, int(vectors[0].shape[0]))  # model's index, built once
     return len(stale)
 
 

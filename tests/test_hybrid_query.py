@@ -20,7 +20,7 @@ from infra.queues import get_rq
 from jobs import embeddings, relations
 from models import MemoryEmbedding, db
 from models.changes.mutations import create_memory, soft_delete_memories
-from models.retrieval import fusion, matching, query, vectors
+from models.retrieval import fusion, matching, pgvector, query, vectors
 from tests.scripted_llm import Reply, error
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 from tests.test_api_support import bearer
@@ -401,3 +401,28 @@ def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_me
         steps = sqlite_plan(statement, parameters)
         assert not [s for s in steps if "USING INDEX ix_agent_memories_agent" in s], steps
         assert [s for s in steps if "SEARCH agent_memories USING INTEGER PRIMARY KEY" in s], steps
+
+
+def test_without_pgvector_vectors_are_searched_in_the_web_process(app, runner):
+    """SQLite, and PostgreSQL without pgvector (this project's): no mirror column, so memory.query searches
+    its matrix (tests/test_pgvector.py covers a server with pgvector), and the set-up command says why."""
+    assert not pgvector.usable(LABEL, DIMS)
+    assert "embedding" not in {c["name"] for c in sa.inspect(db.engine).get_columns("memory_embeddings")}
+    result = runner.invoke(args=["embeddings", "pgvector"])
+    assert result.exit_code == 0, result.output
+    sqlite = db.engine.dialect.name == "sqlite"
+    assert ("not PostgreSQL" if sqlite else "pgvector is not installed on this server") in result.output
+
+
+def test_vector_search_is_auto_pgvector_or_matrix(tmp_path, monkeypatch):
+    from infra.config import Config
+
+    monkeypatch.delenv("VECTOR_SEARCH", raising=False)
+    assert Config(str(tmp_path), {"SECRET_KEY": "x"}).VECTOR_SEARCH == "auto"
+    monkeypatch.setenv("VECTOR_SEARCH", "Matrix")
+    assert Config(str(tmp_path), {"SECRET_KEY": "x"}).VECTOR_SEARCH == "matrix"
+    monkeypatch.setenv("VECTOR_SEARCH", "pgvector")
+    assert Config(str(tmp_path), {"SECRET_KEY": "x"}).VECTOR_SEARCH == "pgvector"
+    monkeypatch.setenv("VECTOR_SEARCH", "faiss")
+    with pytest.raises(ValueError, match="VECTOR_SEARCH must be auto, pgvector or matrix"):
+        Config(str(tmp_path), {"SECRET_KEY": "x"})

@@ -7,8 +7,10 @@ import sys
 import click
 from flask.cli import with_appcontext
 
-from jobs.embeddings import get_embedder, semantic_embedder
+from jobs.embeddings import FALLBACK_LABEL, get_embedder, semantic_embedder
 from jobs.relations import backfill, stale_memories
+from models import db
+from models.retrieval import pgvector
 
 from .common import DomainErrorsAsMessages, emit, resolve_agent
 
@@ -37,3 +39,14 @@ def backfill_command(agent: str | None) -> None:
     with click.progressbar(length=len(pending), label="embedding", file=sys.stderr) as bar:
         embedded = backfill(pending, on_progress=bar.update)
     emit({"embedded": embedded, "model": embedder.label, "agents": len({a for a, _ in pending})})
+
+
+@embeddings_cli.command("pgvector")
+@with_appcontext
+def pgvector_command() -> None:
+    """Use pgvector for memory.query's vector search, on a PostgreSQL server that has it (migration 0020
+    does this at upgrade time; run this after installing pgvector later): create the extension, add the
+    `embedding` column and its trigger, copy the stored vectors into it and build an HNSW index per model.
+    Idempotent. Without pgvector, says so and changes nothing."""
+    with db.engine.begin() as conn:
+        emit({"pgvector": pgvector.enable(conn, unranked=(FALLBACK_LABEL,))})

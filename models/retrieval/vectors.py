@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 
 from models.db import binary_rows, db, utcnow
 from models.memories.memory import AgentMemory
+from models.retrieval import pgvector
 from models.retrieval.relations import MemoryEmbedding
 
 REFRESH_SECONDS = 1.0  # how stale a matrix may be: one cheap indexed query per agent per second at most
@@ -332,6 +333,12 @@ def nearest(
     agent_id: int, model: str, vector: np.ndarray, k: int, user_id: str | None = None
 ) -> tuple[list[int], list[float]]:
     """The agent's k memories nearest to `vector` by its stored vectors of `model`: (ids, cosine scores),
-    best first. Candidates only: the caller's SQL decides which of them may be returned."""
+    best first. Candidates only: the caller's SQL decides which of them may be returned. By pgvector's
+    HNSW index where the database has one for this model and VECTOR_SEARCH has it serve this agent
+    (models/retrieval/pgvector.py, `serves`), else, or when it finds fewer than k, by the agent's matrix in
+    this process."""
+    found = pgvector.nearest(agent_id, model, vector, k, user_id)
+    if found is not None:
+        return found
     ids, scores = cache().matrix(agent_id, model).nearest(np.asarray(vector, dtype=np.float32), k, user_id)
     return ids.tolist(), scores.tolist()
