@@ -9,6 +9,8 @@ production; the app, its agents and the scripted embeddings endpoint are the sui
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import sqlalchemy as sa
@@ -245,3 +247,33 @@ def test_auto_asks_pgvector_for_agents_too_big_for_a_matrix_and_not_again_after_
     # Fewer than k found for this agent and user: not asked again for a while; other users still are.
     assert pgvector.nearest(agent.id, LABEL, vector, 5, user_id="u1") is None
     assert not pgvector.serves(agent.id, LABEL, 64, "u1") and pgvector.serves(agent.id, LABEL, 64)
+
+
+@pytest.mark.usefixtures("embedder")
+def test_an_index_build_that_failed_half_way_or_must_wait_is_retried(app, make_agent, monkeypatch):
+    agent = make_agent(role="supervisor")
+    remember(agent, "Maya plans to take a counselling certificate")
+    backfill_all()
+    name = pgvector.index_name(LABEL, 64)
+    # A CONCURRENTLY build that failed leaves its index invalid: not used, and rebuilt on the next call.
+    db.session.execute(
+        sa.text(f"UPDATE pg_index SET indisvalid = false WHERE indexrelid = '{name}'::regclass")
+    )
+    db.session.commit()
+    pgvector.forget()
+    assert not pgvector.usable(LABEL, 64)
+    assert pgvector.ensure_index(LABEL, 64) and pgvector.usable(LABEL, 64)
+
+    # A build that would wait for another transaction writing the table gives up, and is not retried at once.
+    db.session.execute(sa.text(f"DROP INDEX {name}"))
+    db.session.commit()
+    pgvector.forget()
+    monkeypatch.setattr(pgvector, "LOCK_WAIT", "200ms")
+    with db.engine.connect() as writer:
+        writer.execute(sa.text("UPDATE memory_embeddings SET created_at = created_at"))  # left uncommitted
+        assert not pgvector.ensure_index(LABEL, 64)
+        assert pgvector._state().retry_at > time.monotonic()  # not tried again within STATE_SECONDS
+        assert not pgvector.ensure_index(LABEL, 64)
+        writer.rollback()
+    pgvector.forget()
+    assert pgvector.ensure_index(LABEL, 64) and pgvector.usable(LABEL, 64)
