@@ -1,6 +1,6 @@
 """The benchmark suite: one command runs every measurement and writes docs/benchmarks.md.
 
-    .venv/bin/python -m bench                       # everything at the issue's sizes (about 40 minutes)
+    .venv/bin/python -m bench                       # everything at the issue's sizes (about 40 minutes, and 7 for part pgvector)
     .venv/bin/python -m bench --quick               # small sizes, a few minutes: a rehearsal
     .venv/bin/python -m bench --parts core,api      # only some parts; the others keep their last results
     .venv/bin/python -m bench --render              # rewrite docs/benchmarks.md from bench/results/ only

@@ -199,6 +199,34 @@ def test_a_rare_words_old_match_is_never_crowded_out_by_common_words(app, make_a
     assert ask(agent, "Where did the zebra kayak go?")[0] == old.id
 
 
+def test_every_process_samples_the_same_average_length_so_the_same_question_gets_the_same_answer(
+    app, make_agent, monkeypatch
+):
+    """BM25's average memory length comes from a sample of the table's pages, cached per process: a random
+    sample gave each gunicorn worker its own figure, and (with fusion "rrf", where the lexical ranks
+    count) 2 to 6 of 600 top-5 answers depended on which worker asked (bench.nl_latency's 100k questions,
+    ad hoc). Sampled REPEATABLE, every process reads the same pages."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's sampled figure (SQLite's FTS5 keeps its own)")
+    agent = make_agent(role="supervisor")
+    for n in range(40):
+        create_memory(
+            agent.id, f"Memory {n} " + "with more words " * (n % 7), actor="agent", category="profile"
+        )
+    db.session.commit()
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(sa.text("ANALYZE agent_memories"))
+    # A table "of MIN_ROWS or more" whose sample is a few percent of its pages: some samples hold none.
+    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
+    monkeypatch.setattr(term_stats, "LENGTH_SAMPLE", 5)
+    figures = set()
+    for _ in range(50):
+        term_stats.forget()
+        figures.add(term_stats._postgresql_table(term_stats._key(), time.monotonic()).avgdl)
+    term_stats.forget()
+    assert len(figures) == 1, figures
+
+
 def test_the_routes_agree_with_ranking_every_match(app, make_agent, monkeypatch):
     """The same memories ranked with every match scored (limits out of reach), then through the walk
     with a window too small (the fallback) and large enough."""

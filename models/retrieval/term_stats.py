@@ -22,7 +22,8 @@ What BM25 weighs the words by (PostgreSQL; FTS5 keeps its own figures for `bm25(
 N, the memories; n, each word's memories, from the same statistics for the words they list (the
 commonest) and counted through the full-text index for the others; the average length of a memory.
 Tables under MIN_ROWS memories are counted afresh for every question (cheap there, and exact); larger
-ones are cached like the rest: N from the table's statistics, the average length from a sample.
+ones are cached like the rest: N from the table's statistics, the average length from a sample of its
+pages, the same pages in every process (REPEATABLE), so one question gets one answer whichever process asks.
 
 All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: there a
 word most memories hold is often the one a question shares with its answer (a person's name), and
@@ -137,7 +138,7 @@ def _postgresql_table(key: str, now: float) -> _Table:
     if rows >= MIN_ROWS:  # smaller tables are counted afresh (bm25_params)
         avgdl = db.session.execute(
             text(
-                "SELECT avg(length(fts_vector)) FROM agent_memories TABLESAMPLE SYSTEM (:pct) "
+                "SELECT avg(length(fts_vector)) FROM agent_memories TABLESAMPLE SYSTEM (:pct) REPEATABLE (0) "
                 "WHERE deleted_at IS NULL"
             ),
             {"pct": min(100.0, 100.0 * LENGTH_SAMPLE / rows)},
