@@ -21,10 +21,9 @@ the web process (models/retrieval/vectors.py).
 import logging
 
 from alembic import op
-from sqlalchemy import text
 
 from jobs.embeddings import FALLBACK_LABEL
-from models.retrieval.pgvector import enable
+from models.retrieval.pgvector import enable, installed
 
 revision = "0020"
 down_revision = "0019"
@@ -46,5 +45,5 @@ def downgrade():
     op.execute("DROP FUNCTION IF EXISTS memory_embeddings_mirror()")
     # Its HNSW indexes go with the column; the extension stays (another schema object may use it).
     op.execute("ALTER TABLE memory_embeddings DROP COLUMN IF EXISTS embedding")
-    if bind.execute(text("SELECT 1 FROM pg_extension WHERE extname = 'vector'")).first() is not None:
+    if installed(bind):
         op.execute("DROP FUNCTION IF EXISTS memconsole_float32_vector(bytea)")

@@ -49,9 +49,9 @@ STATE_SECONDS = 60.0  # how long a process trusts what it found out about the da
 # An index build's working memory: pgvector builds the graph in memory while it fits (at 100,000 vectors of
 # 384 dimensions, about 200 MB), several times faster than once it spills.
 BUILD_MEMORY = "512MB"
-LOCK_WAIT = "5s"
+LOCK_WAIT = "5s"  # an index build's longest wait for the transactions writing memory_embeddings
 SIZE_SECONDS = 600.0  # how long a process trusts an agent's vector count ("auto": `serves`)
-MAX_SHORT = 10_000  # (agent, user) pairs remembered as too few for pgvector, per process  # an index build's longest wait for the transactions writing memory_embeddings
+MAX_SHORT = 10_000  # (agent, user) pairs remembered as too few for pgvector, per process
 
 # The bytes of a float32 vector (little-endian, as numpy writes them: jobs/embeddings.to_bytes) as a
 # pgvector value, in SQL: each 4-byte word's sign, exponent and mantissa, computed in double precision.
@@ -106,7 +106,8 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _installed(conn: Connection) -> bool:
+def installed(conn: Connection) -> bool:
+    """Whether the `vector` extension is created in this database."""
     found = conn.execute(text("SELECT 1 FROM pg_extension WHERE extname = 'vector'")).first()
     return found is not None
 
@@ -119,7 +120,7 @@ def enable(conn: Connection, unranked: Collection[str] = ()) -> str:
     why not, for the migration's and the command's output."""
     if conn.dialect.name != "postgresql":
         return "not PostgreSQL: memory.query searches vectors in the web process"
-    if not _installed(conn):
+    if not installed(conn):
         available = conn.execute(text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).first()
         if available is None:
             return (
