@@ -47,6 +47,8 @@ from datetime import UTC, datetime, timedelta
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench.machine import loop_seconds  # noqa: E402
+
 CATEGORIES = ["profile", "goals", "preferences", "event", "activity", "relationships", "tasks"]
 SUBJECTS = ["The user", "The user's team", "The user's manager", "The user's partner", "The client"]
 VERBS = ["prefers", "mentioned", "plans", "decided on", "asked about", "wants", "finished", "scheduled",
@@ -527,7 +529,10 @@ def run_round(
     failures: list[str] = []
     round_args = argparse.Namespace(**{**vars(args), "clients": clients})
     plan = plan_requests(args, corpus)
-    print(f"\nrunning {len(plan):,} requests from {clients} concurrent clients...", flush=True)
+    # The machine's speed right before the round (bench/machine.py): the figures mean little without it.
+    loop = loop_seconds()
+    print(f"\nrunning {len(plan):,} requests from {clients} concurrent clients "
+          f"(machine: probe loop {loop} s)...", flush=True)  # fmt: skip
     meter = CpuMeter.of(server_pid)
     if meter:
         meter.start()
@@ -552,7 +557,8 @@ def run_round(
     verdict = "met" if bullets_p95 <= args.target_p95_ms else "MISSED"
     print(f"bullets p95 {bullets_p95} ms at {clients} client(s): target {args.target_p95_ms} ms {verdict}")
     outcome = {"clients": clients, "summary": summary, "elapsed_s": round(elapsed, 2), "errors": len(errors),
-               "lost_writes": len(lost), "bullets_p95_met": bullets_p95 <= args.target_p95_ms, "cpu": cpu}  # fmt: skip
+               "lost_writes": len(lost), "bullets_p95_met": bullets_p95 <= args.target_p95_ms, "cpu": cpu,
+               "machine_loop_s": loop}  # fmt: skip
     return outcome, failures
 
 

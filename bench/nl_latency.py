@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.api_load import CATEGORIES, Corpus  # noqa: E402
+from bench.machine import loop_seconds  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get(
     "BENCH_POSTGRES_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -242,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                       "EMBEDDED_REDIS_DIR": f"{workdir}/redis"})  # fmt: skip
     results: dict = {
         "load_average": round(os.getloadavg()[0], 1),
+        "machine_loop_s": loop_seconds(),  # the machine's speed (bench/machine.py), before the timed passes
         "database": args.database,
         "memories": args.memories,
         "questions": args.questions,
@@ -391,8 +393,10 @@ def section(results: Path) -> str:
                 f"vector matrix in memory at {run['memories']:,} memories: {run['vector_cache_mb']} MB"
             )
         if run.get("load_average") is not None:
+            probe = (f", the machine's probe loop {run['machine_loop_s']} s (`python -m bench.machine`)"
+                     if run.get("machine_loop_s") else "")  # fmt: skip
             notes.append(f"{run['database']} {run['memories']:,}: started at a load average of {run['load_average']} "
-                         f"on {os.cpu_count()} cores")  # fmt: skip
+                         f"on {os.cpu_count()} cores{probe}")  # fmt: skip
         for key, case in (("agreement", "lexical"), ("agreement_one_user", "lexical, one user")):
             if run.get(key):
                 a = run[key]
@@ -420,10 +424,13 @@ def section(results: Path) -> str:
             "request (Linux's /proc, over the round): the gunicorn processes, the clients, and the rest of the "
             "machine's busy time, which on a quiet machine is PostgreSQL and Redis; then the share of the "
             "cores left idle. With the cores busy, the sum of the three bounds the throughput: two cores give "
-            "2,000 ms of CPU a second.",
+            "2,000 ms of CPU a second. Last, the machine's speed just before the round: the best of three timings "
+            "of a 10-million-iteration Python loop (`python -m bench.machine`; lower is faster, 0.15 s on the "
+            "fastest machine seen, 0.30 on the slowest; runs before 2026-11-28 did not time it).",
             "",
-            "| memories | clients | p50 ms | p95 ms | p99 ms | req/s | CPU ms: server | clients | rest | idle |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| memories | clients | p50 ms | p95 ms | p99 ms | req/s | CPU ms: server | clients | rest | idle "
+            "| probe loop s |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for run in reads:
             for round_ in run["rounds"]:
@@ -431,7 +438,7 @@ def section(results: Path) -> str:
                 used = (f"{cpu['server_ms']} | {cpu['client_ms']} | {cpu['rest_ms']} | {cpu['idle_pct']}%"
                         if cpu else "- | - | - | -")  # fmt: skip
                 lines.append(f"| {run['memories']:,} | {round_['clients']} | {row['p50']} | {row['p95']} "
-                             f"| {row['p99']} | {row['rps']} | {used} |")  # fmt: skip
+                             f"| {row['p99']} | {row['rps']} | {used} | {round_.get('machine_loop_s', '-')} |")  # fmt: skip
         lines.append("")
     return "\n".join(lines)
 

@@ -1,0 +1,34 @@
+"""How fast this machine runs Python right now: one figure to set beside a benchmark's.
+
+The machine these benchmarks run on is a shared virtual one whose speed drifts, by a quarter within
+minutes and by half between days (docs/benchmarks.md, retrieval notes) — more than most changes to the
+code move a figure. A throughput or latency figure without the machine's speed next to it cannot be
+compared with another; so the scripts whose goals sit near the edge (bench/api_load.py,
+bench/nl_latency.py) time this probe next to their rounds and write it into their JSON, and the
+rendered tables show it.
+
+The probe is the loop earlier sessions timed by hand to tell the machines apart: ten million iterations
+of a list comprehension, the best of a few runs (the best, since nothing makes a loop faster than the
+machine allows, while a neighbour's burst makes one run slower). Lower is faster: 0.15 s on the fastest
+machine seen, 0.30 s on the slowest.
+"""
+
+from __future__ import annotations
+
+import time
+
+ITERATIONS = 10_000_000
+
+
+def loop_seconds(runs: int = 3) -> float:
+    """The best of `runs` timings of the probe loop, in seconds (three decimals)."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        [0 for _ in range(ITERATIONS)]
+        best = min(best, time.perf_counter() - started)
+    return round(best, 3)
+
+
+if __name__ == "__main__":
+    print(f"{ITERATIONS:,}-iteration Python loop: {loop_seconds()} s (best of 3)")
