@@ -229,6 +229,10 @@ def start_gunicorn(args, port: int) -> subprocess.Popen:
     # One token makes every request: the API's per-token limit (600/minute by default) would turn most of
     # them away. The limiter still counts each one in Redis, as it does in production.
     env.setdefault("API_RATE_LIMIT", "1000000/minute")
+    # The seeded agent already holds --memories: at the default quota (MAX_MEMORIES_PER_AGENT, 100,000) every
+    # create of a 100k or 1M run would be refused with 409. Room for the run's creates, as a deployment
+    # storing that much would configure; the check still runs (a count of the agent's active memories).
+    env.setdefault("MAX_MEMORIES_PER_AGENT", str(max(100_000, 2 * args.memories)))
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     cmd = [gunicorn, "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),
            "-b", f"127.0.0.1:{port}", "--log-level", "warning", "wsgi:app"]  # fmt: skip

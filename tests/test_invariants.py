@@ -493,10 +493,20 @@ def _aggregate(agent_id: int) -> tuple[int, int]:
     return int(tokens), int(count)
 
 
-def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_sql(make_agent):
-    """agents.core_tokens / core_count (migration 0005) are what the breaker and the scans read: they
-    must equal the aggregate after any write, whoever makes it."""
+def _active(agent_id: int) -> int:
+    return db.session.scalar(
+        sa.select(sa.func.count()).where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
+    )
+
+
+def test_maintained_core_totals_and_memory_count_follow_every_write_path_including_raw_and_bulk_sql(
+    make_agent,
+):
+    """agents.core_tokens / core_count (migration 0005) are what the breaker and the scans read, and
+    agents.memory_count (0021) what the storage quota reads: they must equal the aggregate after any
+    write, whoever makes it."""
     from models.agents.agent import core_totals
+    from models.agents.quotas import memory_count
     from models.changes.timemachine import rollback_operation
 
     agent, other = make_agent(), make_agent()
@@ -504,6 +514,7 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
     def check() -> None:
         for a in (agent, other):
             assert core_totals(a.id) == _aggregate(a.id)
+            assert memory_count(a.id) == _active(a.id)
 
     a = create_memory(agent.id, "Core fact one", actor="admin:1")
     b = create_memory(agent.id, "Core fact two, a little longer than the first", actor="admin:1")
@@ -571,9 +582,12 @@ def test_maintained_core_totals_follow_every_write_path_including_raw_and_bulk_s
     check()
     db.session.execute(table.delete().where(table.c.content.in_(["bulk 1", "bulk 2"])))
     check()
+    db.session.execute(table.update().where(table.c.id == b.id).values(deleted_at=utcnow()))  # not core
+    check()
     db.session.rollback()  # a rolled-back transaction leaves the totals as they were
     check()
     assert core_totals(other.id) == (0, 0)
+    assert memory_count(other.id) == 0
 
 
 def test_batched_dedup_keeps_one_op_per_agent_so_each_agent_rolls_back_alone(make_agent):

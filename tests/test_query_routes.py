@@ -608,7 +608,6 @@ def test_migration_0019_swaps_the_agent_led_index_for_the_user_led_one_and_back(
     from flask_migrate import downgrade, upgrade
 
     from console import create_app
-    from models import Agent
     from tests.conftest import DB_KIND, scratch_database
 
     if DB_KIND != "postgresql":
@@ -621,14 +620,23 @@ def test_migration_0019_swaps_the_agent_led_index_for_the_user_led_one_and_back(
                 upgrade(revision="0018")
                 with db.engine.begin() as conn:
                     agent_led = conn.scalars(sa.text(full_text)).all()
-                agent = Agent(name="m19", role="supervisor")
-                db.session.add(agent)
-                db.session.commit()
-                agent_id = agent.id
-                create_memory(
-                    agent_id, "The kayak trip went well", actor="agent", category="profile", user_id="ann"
-                )
-                db.session.commit()
+                # Raw SQL at 0018: the models describe the newest schema (agents.memory_count: 0021).
+                with db.engine.begin() as conn:
+                    agent_id = conn.scalar(
+                        sa.text(
+                            "INSERT INTO agents (name, role, core_token_budget, min_retention, mechanic_preconsent, "
+                            "active, created_at) VALUES ('m19', 'supervisor', 5000, 0.8, false, true, now()) RETURNING id"
+                        )
+                    )
+                    conn.execute(
+                        sa.text(
+                            "INSERT INTO agent_memories (agent_id, memory_type, content, content_hash, token_estimate, "
+                            "tags, pinned, constitutional, category, user_id, created_at, updated_at) VALUES (:a, "
+                            "'semantic', 'The kayak trip went well', 'h', 6, '[]', false, false, 'profile', 'ann', "
+                            "now(), now())"
+                        ),
+                        {"a": agent_id},
+                    )
                 if "agent_memories_agent_fts" not in agent_led:
                     pytest.skip("btree_gin is not available here: neither 0018 nor 0019 builds its index")
                 upgrade()

@@ -392,6 +392,30 @@ def test_memories_past_the_quota_are_refused_naming_the_limit(app, client, make_
     )
 
 
+def test_the_memory_quota_reads_the_maintained_count_not_the_agents_rows(app, make_agent, make_memory):
+    """One primary-key read of agents.memory_count (migration 0021), whatever the agent holds: counting the
+    rows made every create O(memories) (25 ms of a create at 100,000)."""
+    from models.agents.quotas import check_memory_count, memory_count
+
+    app.config["MAX_MEMORIES_PER_AGENT"] = 3
+    agent = make_agent()
+    for n in range(3):
+        make_memory(agent, f"fact {n}")
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    sa.event.listen(db.engine, "before_cursor_execute", seen)
+    try:
+        assert memory_count(agent.id) == 3
+        with pytest.raises(QuotaExceeded):
+            check_memory_count(agent.id)
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", seen)
+    assert statements and not any("agent_memories" in s for s in statements)
+
+
 def test_checkpoint_bytes_past_the_quota_are_refused_and_a_replacement_counts_its_new_size(
     app, client, make_agent
 ):

@@ -43,6 +43,9 @@ class Agent(Model):
     # agent_memories (migration 0005): read them with `core_totals`, never set them.
     core_tokens: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0, server_default="0")
     core_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # Active memories of every type (what the storage quota counts), maintained the same way (migration
+    # 0021): read with `models.agents.quotas.memory_count`, never set.
+    memory_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
     def issue_token(self) -> str:

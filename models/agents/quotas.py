@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from flask import current_app, has_app_context
 from sqlalchemy import func, select
 
+from models.agents.agent import Agent
 from models.db import db
 from models.errors import DomainError
 
@@ -52,16 +53,10 @@ def register_checkpoint_table(
 
 
 def memory_count(agent_id: int) -> int:
-    from models.memories.memory import AgentMemory
-
-    return (
-        db.session.scalar(
-            select(func.count())
-            .select_from(AgentMemory)
-            .where(AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
-        )
-        or 0
-    )
+    """The agent's active memories, any type: one primary-key read of the count the database triggers keep
+    (migration 0021; pending changes are flushed first, so the triggers have run). Counting the rows was
+    O(memories) on every create: 25 ms of a create at 100,000 memories, 107 at 1,000,000."""
+    return int(db.session.scalar(select(Agent.memory_count).where(Agent.id == agent_id)) or 0)
 
 
 def checkpoint_bytes(agent_id: int, *, excluding: dict | None = None) -> int:
