@@ -337,8 +337,9 @@ def _summary(core, extras, api, console) -> list[str]:
         # the machine's speed next to the figure it decides (bench/machine.py): lower is faster
         loops = [r["machine_loop_s"] for r in eights if r.get("machine_loop_s")]
         told = [f"median of {' / '.join(map(str, rates))}"] if len(rates) > 1 else []
-        spread = loops and (f"{min(loops)}" if min(loops) == max(loops) else f"{min(loops)}-{max(loops)}")
-        told += [f"probe loop {spread} s"] if loops else []
+        if loops:
+            low, high = min(loops), max(loops)
+            told.append(f"probe loop {low} s" if low == high else f"probe loop {low}-{high} s")
         add("read-only throughput, 8 clients over gunicorn", "100,000 memories",
             f"{rps} req/s" + (f" ({'; '.join(told)})" if told else ""), "≥ 300 req/s", rps >= 300)  # fmt: skip
     quality = _load("quality.json")

@@ -231,7 +231,7 @@ def start_gunicorn(args, port: int) -> subprocess.Popen:
     env.setdefault("API_RATE_LIMIT", "1000000/minute")
     # The seeded agent already holds --memories: at the default quota (MAX_MEMORIES_PER_AGENT, 100,000) every
     # create of a 100k or 1M run would be refused with 409. Room for the run's creates, as a deployment
-    # storing that much would configure; the check still runs (a count of the agent's active memories).
+    # storing that much would configure; the check still runs on every create (models/agents/quotas.py).
     env.setdefault("MAX_MEMORIES_PER_AGENT", str(max(100_000, 2 * args.memories)))
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     cmd = [gunicorn, "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),

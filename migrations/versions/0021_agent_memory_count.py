@@ -109,9 +109,8 @@ def upgrade():
         batch_op.add_column(sa.Column("memory_count", sa.Integer(), nullable=False, server_default="0"))
     dialect = op.get_bind().dialect.name
     if dialect == "postgresql":
-        op.execute(
-            "LOCK TABLE agent_memories IN SHARE ROW EXCLUSIVE MODE"
-        )  # no write between backfill and triggers
+        # No write between the new function and the backfill.
+        op.execute("LOCK TABLE agent_memories IN SHARE ROW EXCLUSIVE MODE")
         op.execute(POSTGRES)
     else:
         for statement in SQLITE:
