@@ -50,6 +50,10 @@ class ProposedPatch(Model):
     )
     # What the patch proposes, hashed (never the text): a repeated mention finds its pending patch by it.
     value_key: Mapped[str | None] = mapped_column(String(64))
+    # The user turn the proposing write came from; an acknowledgement must come from another turn.
+    proposed_turn: Mapped[str | None] = mapped_column(SCOPE_ID.column())
+    # Who confirmed it, and on what grounds: {"by": actor, "source": ..., "user_turn": ..., "at": ...}.
+    acknowledgement: Mapped[dict | None] = mapped_column(JSON)
 
 
 class ConsentSignal(Model):
