@@ -15,6 +15,7 @@ from rq_scheduler import Scheduler
 
 from infra.queues import RQ
 from jobs.schedule import recurring, scheduled
+from models.parsing import to_utc
 
 FAILURES_SHOWN = 25
 _TYPE = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
@@ -129,7 +130,7 @@ def worker_rows(rq: RQ) -> list[WorkerRow]:
             state=str(getattr(w.get_state(), "value", w.get_state())),
             queues=w.queue_names(),
             current_job_id=w.get_current_job_id(),
-            last_heartbeat=w.last_heartbeat,
+            last_heartbeat=_utc(w.last_heartbeat),
             successful=w.successful_job_count,
             failed=w.failed_job_count,
         )
@@ -161,22 +162,36 @@ def failure_rows(rq: RQ, limit: int = FAILURES_SHOWN) -> list[FailureRow]:
         if job is None:
             continue
         result = job.latest_result()
-        text = result.exc_string if result is not None else job.exc_info
+        # No result at all: the job reached the failed registry without a worker recording one (an
+        # operator's stop, a cleanup); its type is then unknown rather than read some other way.
+        text = getattr(result, "exc_string", None) if result is not None else None
         session_id = (job.meta or {}).get("session_id")
         rows.append(
             FailureRow(
                 job_id=job_id,
                 func_name=job.func_name if isinstance(job.func_name, str) else "unknown",
                 queue=queue_name,
-                enqueued_at=job.enqueued_at,
-                ended_at=job.ended_at,
+                enqueued_at=_utc(job.enqueued_at),
+                ended_at=_utc(job.ended_at),
                 exc_type=exception_type(text),
                 session_id=session_id if isinstance(session_id, int) else None,
                 frames=traceback_frames(text),
             )
         )
-    rows.sort(key=lambda r: r.ended_at or datetime.min, reverse=True)
-    return rows
+    return newest_first(rows)
+
+
+def _utc(moment: object) -> datetime | None:
+    """A time RQ recorded as naive UTC (the console's own form): RQ writes aware times, older jobs and
+    other writers naive ones, and one page may hold both. Anything that is not a time counts as unknown."""
+    return to_utc(moment) if isinstance(moment, datetime) else None
+
+
+def newest_first(rows: list[FailureRow]) -> list[FailureRow]:
+    """Failures by end time, newest first; those with no recorded end (a killed work horse's job, one
+    moved off the started registry by a cleanup) last, since when they ended is unknown."""
+    known = sorted((r for r in rows if r.ended_at is not None), key=lambda r: _utc(r.ended_at), reverse=True)
+    return known + [r for r in rows if r.ended_at is None]
 
 
 def workers_paused(rq: RQ) -> bool:
