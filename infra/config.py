@@ -102,6 +102,8 @@ class Config:
         if "DATABASE_URL" in overrides:
             self.SQLALCHEMY_DATABASE_URI = normalise_database_url(overrides["DATABASE_URL"])
         # A streaming replica for console pages and memory.query reads (models/db.py, "read replica").
+        # GET /api/v1/context (README, "The agent API"): the journals of this many days join the core memories.
+        self.CONTEXT_JOURNAL_DAYS = int(env.get("CONTEXT_JOURNAL_DAYS", 7))
         replica = overrides.get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
         self.DATABASE_REPLICA_URL = replica or None
         if replica:

@@ -8,6 +8,7 @@ from . import (  # registers the routes on the blueprint
     auth,
     routes_agent,
     routes_capture,
+    routes_context,
     routes_langgraph,
     routes_memory,
     routes_query,

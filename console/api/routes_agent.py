@@ -37,6 +37,7 @@ def _agent_out() -> AgentOut:
         min_retention=agent.min_retention,
         mechanic_preconsent=agent.mechanic_preconsent,
         has_refinement_prompt=bool(agent.refinement_prompt),
+        last_refinement_at=agent.last_refinement_at,
         categories=allowed_categories(),
         events=[EventCountOut(**vars(row)) for row in events.counts(agent.id)],
     )
@@ -44,8 +45,8 @@ def _agent_out() -> AgentOut:
 
 @api.route("/agent", "GET", summary="Your own settings", tag="agent", responses={200: AgentOut})
 def get_agent():
-    """Name, role and its categories, core token budget and usage, retention threshold, pre-consent, and
-    event counts by node and op over 24 hours and 7 days."""
+    """Name, role and its categories, core token budget and usage, when it was last refined, retention
+    threshold, pre-consent, and event counts by node and op over 24 hours and 7 days."""
     return _agent_out()
 
 

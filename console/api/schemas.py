@@ -218,6 +218,11 @@ class MemoryCreate(Request):
         "user-context field (a sensitive field still waits for POST /patches/{id}/confirm).",
     )
     constitutional: bool = Field(default=False, description="Agents may not set it through the API (409).")
+    turn_id: Ident | None = Field(
+        default=None,
+        description="Your identifier of the user turn this write came from (a message id). A held patch's "
+        "consent must then come from another turn.",
+    )
     user_id: Ident | None = None
     thread_id: Ident | None = None
     run_id: Ident | None = None
@@ -264,6 +269,11 @@ class MemoryUpdate(Request):
     user_ack: bool = Field(
         default=False, description="As on create: a signal for a benign user-context field."
     )
+    turn_id: Ident | None = Field(
+        default=None,
+        description="Your identifier of the user turn this write came from (a message id). A held patch's "
+        "consent must then come from another turn.",
+    )
     user_id: Ident | None = None
     thread_id: Ident | None = None
     run_id: Ident | None = None
@@ -272,7 +282,7 @@ class MemoryUpdate(Request):
 
     @model_validator(mode="after")
     def _something(self) -> MemoryUpdate:
-        if not self.model_fields_set - {"field", "user_ack"}:
+        if not self.model_fields_set - {"field", "user_ack", "turn_id"}:
             raise ValueError("nothing to update")
         return self
 
@@ -349,6 +359,10 @@ class ConfirmPatch(Request):
     source: Literal["chat_ack", "ui"] = Field(
         default="chat_ack",
         description="How the user consented: an explicit acknowledgement in chat, or a UI.",
+    )
+    user_turn: Ident = Field(
+        description="Your identifier of the user's turn (chat message or UI event) that gave the "
+        "acknowledgement; it must not be the turn the write came from (409 consent_same_turn)."
     )
 
 
@@ -448,6 +462,9 @@ class AgentOut(Response):
     min_retention: float
     mechanic_preconsent: bool
     has_refinement_prompt: bool
+    last_refinement_at: UtcDatetime | None = Field(
+        description="When your last refinement session ended; null if none has run."
+    )
     categories: list[str] = Field(
         description="The categories your role may read and write; your uncategorised memories are yours as well."
     )
@@ -531,3 +548,76 @@ class CheckpointOut(Response):
     size_bytes: int
     created_at: UtcDatetime
     updated_at: UtcDatetime
+
+
+# ----- the context block -----
+
+
+class ContextArgs(QueryArgs):
+    format: Literal["json", "text"] = Field(
+        default="json",
+        description='`text`: the block as it goes into a system prompt (text/plain; docs/api.md, "Context block").',
+    )
+    max_tokens: Annotated[int, Field(ge=1, le=100_000_000)] | None = Field(
+        default=None,
+        description="Page the block: the memories' tokens on one page sum to at most this (a larger memory "
+        "has a page of its own). Default: no cap, one page.",
+    )
+    cursor: Annotated[str, Field(min_length=1, max_length=400, pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
+        default=None, description="`page.next_cursor` of the previous page."
+    )
+    thread_id: Ident | None = Field(
+        default=None,
+        description="The conversation thread: its revision, and the delta header with since_rev.",
+    )
+    since_rev: Annotated[int, Field(ge=0, le=2**53)] | None = Field(
+        default=None,
+        description="The thread revision last seen (needs thread_id): the block then ends with "
+        "what changed since (docs/spec/003-memory-system.md §1).",
+    )
+
+
+class ContextMemory(Response):
+    id: int
+    memory_type: Literal["core", "journal"]
+    content: str
+    origin_date: UtcDatetime = Field(
+        description="When the memory was first made (a consolidation keeps its sources' earliest)."
+    )
+    tokens: int
+    tags: list[str]
+    category: str | None
+    constitutional: bool = Field(description="Locked: no agent path may change or delete it.")
+
+
+class ContextUsage(Response):
+    core_tokens: int = Field(
+        description="Tokens of all your active core memories (what the budget measures)."
+    )
+    core_count: int
+    budget_tokens: int
+    over_budget: bool = Field(description="core_tokens > budget_tokens: a refinement session is due.")
+    last_refinement_at: UtcDatetime | None
+
+
+class ContextPage(Response):
+    max_tokens: int | None
+    tokens: int = Field(description="The tokens of this page's memories.")
+    memories: int = Field(description="Memories on this page.")
+    total_memories: int = Field(description="Memories in the whole block.")
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
+
+
+class ContextOut(Response):
+    """Your prompt block: every active core memory, then the journals of the last `journal_days` days,
+    each oldest origin date first (id breaks ties)."""
+
+    agent: str
+    core: list[ContextMemory]
+    journal: list[ContextMemory]
+    journal_days: int
+    thread_id: str | None
+    rev: int | None = Field(description="The thread's current revision, when thread_id was given.")
+    delta: DeltaOut | None = Field(description="What changed in the thread since `since_rev`, when asked.")
+    usage: ContextUsage
+    page: ContextPage

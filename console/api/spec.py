@@ -29,6 +29,7 @@ STATUS_TEXT = {
     200: "OK",
     201: "Created",
     202: "Accepted: held for the user's consent, or queued for a worker",
+    304: "Not modified: the ETag sent in If-None-Match is current; no body",
     400: "The body is not valid JSON",
     401: "Missing, invalid or revoked bearer token",
     403: "Forbidden: a category outside your allowlist, or another agent's scope",
@@ -112,6 +113,7 @@ class Operation:
     args: type[BaseModel] | None
     responses: dict[int, type[BaseModel] | None]
     media_type: str = "application/json"
+    text_too: bool = False  # the 2xx answer may also be text/plain (a `format=text` argument)
     auth: bool = True
     extra_errors: tuple[int, ...] = ()
     name: str = ""
@@ -145,6 +147,7 @@ class Api:
         args: type[BaseModel] | None = None,
         errors: tuple[int, ...] = (),
         media_type: str = "application/json",
+        text_too: bool = False,
     ) -> Callable:
         """Register a view. It receives path values plus `body` / `args` (parsed models) and returns a
         model (status: the first declared), a (model, status) pair, or a ready Response."""
@@ -161,6 +164,7 @@ class Api:
                 args=args,
                 responses=responses,
                 media_type=media_type,
+                text_too=text_too,
                 extra_errors=errors,
                 name=view.__name__,
             )
@@ -243,6 +247,8 @@ class Api:
                         "schema": refs[(model, "serialization")]
                     }
                 }
+                if op.text_too and status < 300:
+                    entry["content"]["text/plain"] = {"schema": {"type": "string"}}
             responses[str(status)] = entry
         errors = {401, 404, 422, 429, 503, *op.extra_errors}  # 429, 503: README "Security"
         if op.body is not None:
