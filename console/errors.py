@@ -13,6 +13,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from models import DomainError, db
+from models.db import is_retryable
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +28,9 @@ def _respond(status: int, code: str, message: str, extra: dict | None = None):
     return render_template("error.html", status=status, code=code, message=message), status
 
 
-def _unavailable(code: str, message: str):
-    """503 while a backing service is down. The console's page is plain HTML on purpose: the normal
-    layout asks the database who is signed in, which is what just failed."""
+def _unavailable(code: str, message: str, retry_after: int = 30):
+    """503 while a backing service is down or busy. The console's page is plain HTML on purpose: the
+    normal layout asks the database who is signed in, which is what just failed."""
     if _wants_json():
         response = jsonify(error=code, message=message)
     else:
@@ -39,7 +40,7 @@ def _unavailable(code: str, message: str):
         )
         response = app_response(html)
     response.status_code = 503
-    response.headers["Retry-After"] = "30"
+    response.headers["Retry-After"] = str(retry_after)
     return response
 
 
@@ -60,8 +61,19 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
     def database_unavailable(err):
-        # Connection refused, lost, timed out, or the database busy past its timeout: never a 500.
+        # Never a 500. A database that answered but aborted the transaction for a conflict with another
+        # writer (a deadlock or a serialization failure, still there after the agent API's retries:
+        # models/db.py, `retrying`) is reachable, so it is not reported as unavailable.
         _rollback_quietly()
+        if is_retryable(err):
+            log.warning("write conflict on %s %s (%s)", request.method, request.path, type(err.orig).__name__)
+            return _unavailable(
+                "write_conflict",
+                "This write collided with concurrent writes to the same memories and was not applied; "
+                "send it again.",
+                retry_after=1,
+            )
+        # Connection refused, lost, timed out, or the database busy past its timeout.
         log.error("database unavailable on %s %s (%s)", request.method, request.path, type(err.orig).__name__)
         return _unavailable(
             "database_unavailable", "The database is unavailable; nothing was changed. Try again shortly."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from flask_sqlalchemy import SQLAlchemy
 from flask_sqlalchemy.session import Session as FlaskSession
 from sqlalchemy import Engine, MetaData, Select, event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.util import find_tables
 
@@ -139,6 +141,7 @@ def estimate_tokens(text: str | None) -> int:
 # to the caller, neither committed nor lost.
 DEPTH = "atomic_depth"
 JOIN = "atomic_join_children"
+COMMITTED = "atomic_units_committed"  # outermost atomic() blocks this session has committed
 
 
 @contextmanager
@@ -166,6 +169,7 @@ def atomic(*, propagates: bool = False) -> Iterator[None]:
             yield
         if owner:
             session.commit()
+            session.info[COMMITTED] = session.info.get(COMMITTED, 0) + 1
     except BaseException:
         if owner and not joined:
             session.rollback()
@@ -173,6 +177,50 @@ def atomic(*, propagates: bool = False) -> Iterator[None]:
     finally:
         session.info[DEPTH] = depth
         session.info[JOIN] = parent_joins
+
+
+# ----- retrying a unit of work the database aborted -----
+# PostgreSQL aborts a transaction it had to choose as a deadlock's victim (40P01), or one that cannot be
+# serialized with another (40001). Nothing of it was kept, and running it again usually succeeds: a
+# conflict with another writer is a reason to wait, not to fail the caller.
+RETRY_SQLSTATES = frozenset({"40P01", "40001"})
+MAX_RETRIES = 3
+RETRY_PAUSE = 0.02  # seconds before the first retry; doubled for each next one, jittered by +-50%
+
+_T = TypeVar("_T")
+
+
+def is_retryable(error: BaseException) -> bool:
+    """Whether the database aborted this statement's transaction for a deadlock or a serialization
+    failure: the whole unit of work may be run again."""
+    return getattr(getattr(error, "orig", error), "sqlstate", None) in RETRY_SQLSTATES
+
+
+def retrying(work: Callable[[], _T], *, retries: int = MAX_RETRIES) -> _T:
+    """Run `work`, a whole unit of work, again (up to `retries` times, after a short jittered pause) when
+    the database aborted it for a deadlock or a serialization failure.
+
+    Only from outside every atomic() block: a retry re-runs the whole transaction, never a SAVEPOINT in
+    one (inside a block, `work` runs once and the outermost caller decides). Only while `work` has
+    committed nothing: once one of its units of work is committed, running it again would apply that one
+    twice, so the error is raised. The session is rolled back before each retry, so reads are fresh."""
+    session = db.session()
+    if session.info.get(DEPTH):
+        return work()
+    for attempt in range(retries + 1):
+        committed = session.info.get(COMMITTED, 0)
+        try:
+            return work()
+        except DBAPIError as error:
+            if attempt == retries or not is_retryable(error) or session.info.get(COMMITTED, 0) != committed:
+                raise
+            session.rollback()
+            state = getattr(error.orig, "sqlstate", None)
+            log.info(
+                "database aborted a unit of work (SQLSTATE %s); retry %d of %d", state, attempt + 1, retries
+            )
+            time.sleep(RETRY_PAUSE * 2**attempt * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _begin_writing(session) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam, literal_column, select, update
 from sqlalchemy.orm import make_transient_to_detached
 
+from models.agents.agent import Agent
 from models.db import db, refresh_loaded, utcnow
 from models.errors import NotFound, ValidationFailed
 from models.history.audit import (
@@ -34,6 +35,8 @@ MEMORIES = AgentMemory.__table__
 COLUMNS = tuple(column.name for column in MEMORIES.c)  # every column of the row, content included
 _UPDATE = update(MEMORIES).where(MEMORIES.c.id.in_(bindparam("locked_ids", expanding=True)))
 _INSERT = insert_one(MEMORIES)
+AGENTS = Agent.__table__
+_LOCK_AGENT = select(AGENTS.c.id).where(AGENTS.c.id == bindparam("agent_id")).with_for_update(key_share=True)
 Row = dict[str, Any]  # one memory: column name -> value
 
 
@@ -48,8 +51,9 @@ def lock_rows(agent_id: int, memory_ids: list[int]) -> dict[int, Row]:
     The lock comes first and the snapshot is taken from what it returns, so a change committed by
     someone else meanwhile is seen, never overwritten (the statement autoflushes whatever the caller's
     session held pending, and `as_objects` later refreshes the caller's stale copies). PostgreSQL
-    waits on the row lock (ids in order, so two writers cannot deadlock); SQLite's write lock is
-    already held (`atomic()` begins write transactions IMMEDIATE).
+    locks the agent's row first (`_locked_agent`), then the memory rows, ids in order, so two writers
+    cannot deadlock; SQLite's write lock is already held (`atomic()` begins write transactions
+    IMMEDIATE).
     """
     postgres = db.session.get_bind().dialect.name == "postgresql"
     rows = db.session.execute(_lock_statement(postgres), {"ids": memory_ids, "agent_id": agent_id}).all()
@@ -78,14 +82,36 @@ def _lock_statement(postgres: bool) -> Select:
     """The locking read, built once per dialect (building it cost more than running it: every tool call
     locks its rows through here); the ids and the agent are bound at execution. Every column, then the
     newest filed text's reference, then (PostgreSQL) the row versions."""
+    owner = _locked_agent() if postgres else bindparam("agent_id")
     return (
         select(*MEMORIES.c, *newest_content_columns(), *(_version_columns() if postgres else ()))
-        .where(
-            MEMORIES.c.id.in_(bindparam("ids", expanding=True)), MEMORIES.c.agent_id == bindparam("agent_id")
-        )
+        .where(MEMORIES.c.id.in_(bindparam("ids", expanding=True)), MEMORIES.c.agent_id == owner)
         .order_by(MEMORIES.c.id)
         .with_for_update(of=MEMORIES)
     )
+
+
+def _locked_agent() -> Any:
+    """PostgreSQL: the agent's id, read with the agent row locked FOR NO KEY UPDATE (the lock the counter
+    trigger of migrations 0005/0021 takes when the write changes the agent's figures), as an InitPlan
+    that runs before the first memory row is locked. Every writer of an agent's memories thus takes the
+    agent row first and its memory rows after, and the trigger finds the agent row already held: two
+    writers of different memories of one agent queue on the agent instead of each holding a memory row
+    while waiting for the agent row behind the other (a deadlock PostgreSQL broke by aborting one)."""
+    return (
+        select(AGENTS.c.id)
+        .where(AGENTS.c.id == bindparam("agent_id"))
+        .with_for_update(key_share=True)
+        .scalar_subquery()
+    )
+
+
+def lock_agent(agent_id: int) -> None:
+    """Take the agent row's write lock now, before any memory row, for a write that changes an agent's
+    memories without `lock_rows` first (which takes it itself). PostgreSQL only: SQLite's writer lock,
+    taken when `atomic()` began, already serialises every writer."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(_LOCK_AGENT, {"agent_id": agent_id})
 
 
 def _version_columns() -> tuple:
