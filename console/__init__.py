@@ -42,7 +42,10 @@ def create_app(config: dict | None = None) -> Flask:
         # token rotated by sign-out or a password change names nobody (README, "Security").
         return user_by_session_token(session_token)
 
+    from . import doors
     from .errors import register_error_handlers
+
+    doors.init_app(app)  # before any other request hook reads the path or the body
     from .pages import register_console
 
     register_error_handlers(app)

@@ -82,13 +82,13 @@ def langgraph_put_checkpoint(body: CheckpointPut):
         current_agent().id,
         thread_id=body.thread_id,
         checkpoint_ns=body.checkpoint_ns,
-        checkpoint=body.checkpoint,
+        checkpoint=body.checkpoint.model_dump(),
         parent_checkpoint_id=body.parent_checkpoint_id,
         metadata=body.metadata,
         blobs=blobs,
     )
     return CheckpointConfigOut(
-        thread_id=body.thread_id, checkpoint_ns=body.checkpoint_ns, checkpoint_id=body.checkpoint["id"]
+        thread_id=body.thread_id, checkpoint_ns=body.checkpoint_ns, checkpoint_id=body.checkpoint.id
     )
 
 

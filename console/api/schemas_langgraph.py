@@ -12,7 +12,10 @@ import binascii
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, model_validator
+
+from models.integrations.langgraph_checkpoints import MAX_CHECKPOINT_CHANNELS
+from models.integrations.langgraph_store import NAMESPACE_SEPARATOR, StoreItem
 
 from .schemas import MAX_ID, NO_NUL, CategoryName, MemoryType, QueryArgs, Request, Response, UtcDatetime
 
@@ -26,7 +29,37 @@ Version = (
     | Annotated[int, Field(ge=-(2**53), le=2**53)]
     | Annotated[float, Field(allow_inf_nan=False)]
 )
+ChannelName = Annotated[str, Field(min_length=1, max_length=255, pattern=NO_NUL)]
 Label = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[^.\x00]+$")]
+# A namespace is stored joined with its separator; the column's length is the limit (models/integrations/langgraph_store.py).
+MAX_NAMESPACE_CHARS = StoreItem.__table__.c.namespace.type.length
+
+
+def _fits_column(labels: list[str]) -> list[str]:
+    joined = len(NAMESPACE_SEPARATOR.join(labels))
+    if joined > MAX_NAMESPACE_CHARS:
+        raise ValueError(
+            f"the namespace's labels joined with '{NAMESPACE_SEPARATOR}' are {joined} characters; "
+            f"the limit is {MAX_NAMESPACE_CHARS}"
+        )
+    return labels
+
+
+def _namespace(min_length: int = 0) -> Any:
+    return Annotated[
+        list[Label],
+        Field(
+            min_length=min_length,
+            max_length=10,
+            description=f"Up to 10 labels, at most {MAX_NAMESPACE_CHARS} characters joined with "
+            f"'{NAMESPACE_SEPARATOR}'.",
+        ),
+        AfterValidator(_fits_column),
+    ]
+
+
+StoreNamespace = _namespace(1)
+StorePrefix = _namespace()
 StoreKey = Annotated[str, Field(min_length=1, max_length=512, pattern=NO_NUL)]
 
 
@@ -67,6 +100,26 @@ class BlobIn(Request):
         return self
 
 
+class CheckpointDocument(Request):
+    """The checkpoint document LangGraph's saver sends, without `channel_values`. The server reads its
+    `id` and `channel_versions`; every other key (`v`, `ts`, `versions_seen`, ...) is kept as sent."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    id: CheckpointId
+    channel_versions: Annotated[dict[ChannelName, Version], Field(max_length=MAX_CHECKPOINT_CHANNELS)] = (
+        Field(
+            description=f"Each channel's current version; at most {MAX_CHECKPOINT_CHANNELS:,} channels "
+            "(MAX_CHECKPOINT_CHANNELS)."
+        )
+    )
+
+    @model_validator(mode="after")
+    def _finite(self) -> CheckpointDocument:
+        _json_object(self.model_extra or {})
+        return self
+
+
 class CheckpointPut(Request):
     """LangGraph's `put`: the checkpoint document without channel values, its metadata, and a blob for
     every channel in `new_versions` (values already stored at their version are not sent again)."""
@@ -74,37 +127,9 @@ class CheckpointPut(Request):
     thread_id: Text255
     checkpoint_ns: Namespace = ""
     parent_checkpoint_id: CheckpointId | None = None
-    checkpoint: JsonObject = Field(
-        description="The checkpoint without `channel_values`: at least `id` and `channel_versions`."
-    )
+    checkpoint: CheckpointDocument
     metadata: JsonObject = Field(default_factory=dict)
     blobs: Annotated[list[BlobIn], Field(max_length=1000)] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _document(self) -> CheckpointPut:
-        checkpoint_id = self.checkpoint.get("id")
-        if (
-            not isinstance(checkpoint_id, str)
-            or not 1 <= len(checkpoint_id) <= 128
-            or "\x00" in checkpoint_id
-        ):
-            raise ValueError("checkpoint.id must be a string of 1-128 characters")
-        versions = self.checkpoint.get("channel_versions")
-        if not isinstance(versions, dict):
-            raise ValueError("checkpoint.channel_versions must be an object")
-        for channel, version in versions.items():
-            # Channel names and versions are looked up as text columns: no NUL, as everywhere.
-            if "\x00" in channel or (isinstance(version, str) and "\x00" in version):
-                raise ValueError("checkpoint.channel_versions must not contain NUL characters")
-            if not 1 <= len(channel) <= 255 or isinstance(version, bool):
-                raise ValueError(
-                    "checkpoint.channel_versions: channels of 1-255 characters, versions str/int/float"
-                )
-            if not isinstance(version, str | int | float) or len(json.dumps(version)) > 128:
-                raise ValueError(
-                    "checkpoint.channel_versions: versions are strings or numbers of <= 128 characters"
-                )
-        return self
 
 
 class CheckpointConfigOut(Response):
@@ -232,13 +257,13 @@ class ThreadPruned(Response):
 
 class StoreGet(Request):
     op: Literal["get"]
-    namespace: Annotated[list[Label], Field(min_length=1, max_length=10)]
+    namespace: StoreNamespace
     key: StoreKey
 
 
 class StorePut(Request):
     op: Literal["put"]
-    namespace: Annotated[list[Label], Field(min_length=1, max_length=10)]
+    namespace: StoreNamespace
     key: StoreKey
     value: JsonObject | None = Field(description="The item's value; null deletes the item.")
     category: CategoryName | None = Field(
@@ -249,7 +274,7 @@ class StorePut(Request):
 
 class StoreSearch(Request):
     op: Literal["search"]
-    namespace_prefix: Annotated[list[Label], Field(max_length=10)] = Field(default_factory=list)
+    namespace_prefix: StorePrefix = Field(default_factory=list)
     query: Annotated[str, Field(max_length=1000, pattern=NO_NUL)] | None = None
     filter: JsonObject | None = None
     limit: Annotated[int, Field(ge=1, le=100)] = 10
@@ -258,8 +283,8 @@ class StoreSearch(Request):
 
 class StoreListNamespaces(Request):
     op: Literal["list_namespaces"]
-    prefix: Annotated[list[Label], Field(max_length=10)] | None = None
-    suffix: Annotated[list[Label], Field(max_length=10)] | None = None
+    prefix: StorePrefix | None = None
+    suffix: StorePrefix | None = None
     max_depth: Annotated[int, Field(ge=1, le=10)] | None = None
     limit: Annotated[int, Field(ge=1, le=1000)] = 100
     offset: Annotated[int, Field(ge=0, le=10_000)] = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import time
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -42,10 +43,17 @@ class CodeForm(FlaskForm):
     code = StringField("Code", validators=[DataRequired(), Regexp(r"^\s*\d{6}\s*$", message="six digits")])
 
 
+# A same-site path in printable ASCII: no control character (a CR/LF would split the Location header),
+# no space, no backslash (browsers read one as a slash: "/\host" is "//host"), nothing a header cannot carry.
+_SAFE_PATH = re.compile(r"^/(?![/\\])[!-\[\]-~]*\Z")
+
+
 def _safe_next(target: str | None) -> str:
-    """Only same-site relative redirects after sign-in."""
-    if target and urlsplit(target).netloc == "" and target.startswith("/") and not target.startswith("//"):
-        return target
+    """Only same-site relative redirects after sign-in; any other `next=` goes to the dashboard."""
+    if target and _SAFE_PATH.match(target):
+        parts = urlsplit(target)
+        if not parts.scheme and not parts.netloc:
+            return target
     return url_for("agents.dashboard")
 
 

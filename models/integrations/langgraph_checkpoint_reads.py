@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, tuple_
 
 from models.db import db
 from models.integrations.langgraph_checkpoints import (
@@ -15,6 +15,7 @@ from models.integrations.langgraph_checkpoints import (
     LangGraphBlob,
     LangGraphCheckpoint,
     LangGraphWrite,
+    batches,
     version_key,
 )
 
@@ -62,17 +63,16 @@ def _records(agent_id: int, rows: Sequence[LangGraphCheckpoint]) -> list[Checkpo
     blobs: dict[tuple[str, str, str, str], Blob] = {}
     writes: dict[tuple[str, str, str], list[LangGraphWrite]] = {}
     for thread_id, ns in threads:
-        channels = {w[2] for w in wanted if w[0] == thread_id and w[1] == ns}
-        if channels:
+        # Exact (channel, version) pairs, a batch per statement: a checkpoint may name thousands of
+        # channels, and no statement's parameter count may grow with them.
+        pairs = sorted({(w[2], w[3]) for w in wanted if w[0] == thread_id and w[1] == ns})
+        for batch in batches(pairs):
             for b in db.session.scalars(
                 select(LangGraphBlob).where(
                     LangGraphBlob.agent_id == agent_id,
                     LangGraphBlob.thread_id == thread_id,
                     LangGraphBlob.checkpoint_ns == ns,
-                    LangGraphBlob.channel.in_(sorted(channels)),
-                    LangGraphBlob.version.in_(
-                        sorted({w[3] for w in wanted if w[0] == thread_id and w[1] == ns})
-                    ),
+                    tuple_(LangGraphBlob.channel, LangGraphBlob.version).in_(batch),
                 )
             ):
                 blobs[(b.thread_id, b.checkpoint_ns, b.channel, b.version)] = Blob(b.type, b.blob)

@@ -15,6 +15,7 @@ from models.integrations.langgraph_checkpoints import (
     LangGraphBlob,
     LangGraphCheckpoint,
     LangGraphWrite,
+    batches,
     dialect_insert,
     version_key,
 )
@@ -90,7 +91,8 @@ def copy_thread(agent_id: int, source_thread_id: str, target_thread_id: str) -> 
                     item["metadata"] = item.pop("metadata_")
                     item["created_at"] = utcnow()
                 values.append({"agent_id": agent_id, "thread_id": target_thread_id, **item})
-            db.session.execute(insert(model.__table__).values(values).on_conflict_do_nothing())
+            for batch in batches(values):  # a thread's rows, a bounded number of parameters at a time
+                db.session.execute(insert(model.__table__).values(list(batch)).on_conflict_do_nothing())
             if model is LangGraphCheckpoint:
                 copied = len(values)
     return copied
@@ -121,14 +123,15 @@ def prune(agent_id: int, thread_ids: Sequence[str], strategy: str = "keep_latest
                 if not gone:
                     continue
                 scope = (agent_id, thread_id, ns)
-                db.session.execute(
-                    delete(LangGraphWrite).where(
-                        LangGraphWrite.agent_id == scope[0],
-                        LangGraphWrite.thread_id == scope[1],
-                        LangGraphWrite.checkpoint_ns == scope[2],
-                        LangGraphWrite.checkpoint_id.in_(gone),
+                for batch in batches(gone):
+                    db.session.execute(
+                        delete(LangGraphWrite).where(
+                            LangGraphWrite.agent_id == scope[0],
+                            LangGraphWrite.thread_id == scope[1],
+                            LangGraphWrite.checkpoint_ns == scope[2],
+                            LangGraphWrite.checkpoint_id.in_(batch),
+                        )
                     )
-                )
                 db.session.execute(
                     delete(LangGraphCheckpoint).where(
                         LangGraphCheckpoint.agent_id == scope[0],

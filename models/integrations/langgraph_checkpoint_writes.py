@@ -15,6 +15,7 @@ from models.agents import quotas
 from models.db import atomic, db, utcnow
 from models.errors import ValidationFailed
 from models.integrations.langgraph_checkpoints import (
+    MAX_CHECKPOINT_CHANNELS,
     Blob,
     LangGraphBlob,
     LangGraphCheckpoint,
@@ -63,6 +64,13 @@ def put_checkpoint(
     if not isinstance(versions, dict):
         raise ValidationFailed(
             "checkpoint.channel_versions must be an object", field="checkpoint.channel_versions"
+        )
+    if len(versions) > MAX_CHECKPOINT_CHANNELS:
+        raise ValidationFailed(
+            f"checkpoint.channel_versions names {len(versions):,} channels; the limit is "
+            f"{MAX_CHECKPOINT_CHANNELS:,} (MAX_CHECKPOINT_CHANNELS)",
+            field="checkpoint.channel_versions",
+            rule="max_length",
         )
     insert = dialect_insert()
     blob_table = LangGraphBlob.__table__

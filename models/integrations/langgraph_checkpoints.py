@@ -17,10 +17,10 @@ back (langgraph_checkpoint_reads.py), and whole threads — delete, copy, prune
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Table, Text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -28,6 +28,22 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from models.agents import quotas
 from models.db import Model, db, utcnow
+
+T = TypeVar("T")
+
+# Channels one checkpoint may name in `channel_versions` (the API schema and put_checkpoint read it). Far
+# above what a graph has (a channel per state key and per edge), and bounded so one document stays small.
+MAX_CHECKPOINT_CHANNELS = 10_000
+# Keys per statement when a read or copy names many rows: PostgreSQL takes at most 65,535 bound
+# parameters in one statement and SQLite 32,766, so lists that grow with a checkpoint or a thread go in
+# batches of this many.
+BATCH = 500
+
+
+def batches(items: Sequence[T], size: int = BATCH) -> Iterator[Sequence[T]]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 class LangGraphCheckpoint(Model):
