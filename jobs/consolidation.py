@@ -5,7 +5,7 @@ Per agent, once a day, within caps:
    importance ≥ 3, or read in the last 72 h (the "frequently retrieved" signal we record);
 2. neighbours by cosine over stored embeddings (one matrix product), then the merge bands and no-LLM
    pre-filters of `jobs.prefilter` (stricter bands for user-context fields, which pair only within one
-   field), skipping pairs fingerprinted in the last 14 days and any pair with a constitutional or
+   field), pairing only memories of one scope (`rules.same_scope`: the same user), skipping pairs fingerprinted in the last 14 days and any pair with a constitutional or
    audio/somatic/voice memory;
 3. at most `CONSOLIDATION_PAIRS_PER_DAY` (50) pairs. In the write-time band (cosine ≥ check_low) a
    pair the same-fact rule recognises is merged without a model call; every other pair is checked in
@@ -31,12 +31,12 @@ from sqlalchemy import select
 
 from models import Agent, AgentMemory, DomainError, PairFingerprint, RefinementSession, atomic, db, utcnow
 from models.agents.agent import active_agent_ids, core_totals
-from models.changes.mutations import consolidate_memories, soft_delete_memories, update_memory
-from models.changes.patches import SENSITIVE_FIELDS, context_field, write_context
+from models.changes import write
+from models.changes.patches import SENSITIVE_FIELDS, context_field
+from models.changes.rules import same_scope
 from models.history.audit import new_op_id, write_audit
 from models.history.session import account_turn, finish_session, set_baseline, start_session
 from models.history.session import count as count_stat
-from models.memories.writing import check_content
 from models.retrieval.relations import pair_fingerprint
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
@@ -107,7 +107,7 @@ def candidate_pairs(agent_id: int, limit: int) -> list[tuple[AgentMemory, AgentM
             a, b = memories[int(ids[i])], memories[int(ids[j])]
             key = (min(a.id, b.id), max(a.id, b.id))
             score = float(scores[row, j])
-            if key in pairs or a.memory_type != b.memory_type:
+            if key in pairs or a.memory_type != b.memory_type or not same_scope(a, b):
                 continue
             if a.constitutional or b.constitutional or a.immutable_tags or b.immutable_tags:
                 continue
@@ -282,24 +282,26 @@ def _apply(
     score: float,
     verdict: str,
 ) -> str:
-    """One resolved pair, through the mutation path: "merged", "updated", "held" or "left"."""
-    field = context_field(list(older.tags or []) + list(newer.tags or []))
-    if field in SENSITIVE_FIELDS:
+    """One resolved pair, through the one write path: "merged", "updated", "held" or "left"."""
+    if context_field(list(older.tags or []) + list(newer.tags or [])) in SENSITIVE_FIELDS:
         if verdict == "same":
             return "left"  # merging would rewrite a sensitive field's memory without the user's consent
-        content = check_content(older.memory_type, newer.content)
-        write_context(agent_id, "update", field, {"content": content}, memory_id=older.id, actor=ACTOR)
+        # A sensitive field's memory is held whatever changes: this files the update for the user's consent.
+        write.change(agent_id, older.id, actor=ACTOR, content=newer.content)
         return "held"
     if verdict == "same":
-        content = check_content(older.memory_type, older.content)
-        consolidate_memories(
-            agent_id, [older.id, newer.id], content, actor=ACTOR, session_id=session.id, require_type=None
+        write.merge(
+            agent_id,
+            [older.id, newer.id],
+            older.content,
+            actor=ACTOR,
+            session_id=session.id,
+            require_type=None,
         )
         return "merged"
-    content = check_content(older.memory_type, newer.content)
     with atomic():  # the update and the superseded memory's soft delete stand or fall together
-        update_memory(agent_id, older.id, actor=ACTOR, session_id=session.id, content=content)
-        soft_delete_memories(
+        write.change(agent_id, older.id, actor=ACTOR, session_id=session.id, content=newer.content)
+        write.remove(
             agent_id,
             [newer.id],
             actor=ACTOR,

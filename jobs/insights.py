@@ -17,11 +17,11 @@ from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, atomic, db, utcnow
 from models.agents.agent import active_agent_ids
-from models.changes.mutations import create_memory
+from models.changes import write
 from models.changes.patches import corroborate_from_insight
 from models.history.audit import new_op_id, write_audit
 from models.memories.fields import Importance
-from models.memories.writing import WritingRuleViolation, check_content
+from models.memories.writing import WritingRuleViolation
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
 
@@ -145,20 +145,20 @@ def tom_for_agent(agent_id: int) -> dict:
     created, corroborated, refused = [], [], 0
     with atomic():  # the run is one unit of work; each write joins it in a SAVEPOINT
         for insight in parsed.insights:
-            try:  # the writing rules of docs/spec/003-memory-system.md §9 hold on every write path, this one included
-                summary = check_content("insight", insight.summary)
+            try:  # the write path applies the writing rules of docs/spec/003-memory-system.md §9; a refused one is counted
+                memory = write.save(
+                    agent_id,
+                    insight.summary,
+                    actor=ACTOR,
+                    memory_type="insight",
+                    category="relationship_dynamic",
+                    importance=2,
+                    tags=insight.tags,
+                ).memory
             except WritingRuleViolation:
                 refused += 1
                 continue
-            memory = create_memory(
-                agent_id,
-                summary,
-                actor=ACTOR,
-                memory_type="insight",
-                category="relationship_dynamic",
-                importance=2,
-                tags=insight.tags,
-            )
+            assert memory is not None  # an insight declares no user-context field: never held
             created.append(memory.id)
             patch_id = corroborate_from_insight(agent_id, insight.field, insight.confidence, memory.id)
             if patch_id is not None:

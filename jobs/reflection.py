@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from models import Agent, AgentMemory, AuditLog, DomainError, atomic, db, utcnow
 from models.agents.agent import active_agent_ids
-from models.changes.mutations import update_memory
+from models.changes import write
 from models.history.audit import new_op_id, write_audit
 from models.memories.memory import JOURNAL_WINDOW
 
@@ -91,7 +91,7 @@ def reflect_for_agent(agent_id: int) -> dict:
                 held.append(memory.id)
                 continue
             try:
-                update_memory(agent_id, memory.id, actor=ACTOR, memory_type="core")
+                write.change(agent_id, memory.id, actor=ACTOR, memory_type="core")
             except DomainError:  # deleted, locked or changed since it was read: only this one is undone
                 refused.append(memory.id)
                 continue

@@ -157,7 +157,9 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
             ("POST", f"/mechanic/grants/{grant_id}/revoke", None, 404)
         ],
         ("GET", "/patches/<int:patch_id>"): [("GET", f"/patches/{patch_id}", None, 404)],
-        ("POST", "/patches/<int:patch_id>/confirm"): [("POST", f"/patches/{patch_id}/confirm", {}, 404)],
+        ("POST", "/patches/<int:patch_id>/confirm"): [
+            ("POST", f"/patches/{patch_id}/confirm", {"user_turn": "m2"}, 404)
+        ],
         ("POST", "/patches/<int:patch_id>/reject"): [("POST", f"/patches/{patch_id}/reject", None, 404)],
         ("GET", "/checkpoints/<thread_id>"): [("GET", "/checkpoints/tb?user_id=u-b", None, 404)],
         ("POST", "/memory/query"): [
@@ -172,6 +174,9 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("PUT", "/agent/mechanic-preconsent"), ("GET", "/mechanic/grants"), ("GET", "/patches"),
         ("POST", "/memory"), ("GET", "/export"), ("PUT", "/checkpoints/<thread_id>"),
         ("POST", "/memory/procedure"), ("POST", "/memory/extract"),
+        # The context block reads the caller's own rows only
+        # (tests/test_context_block.py::test_another_agents_token_never_sees_the_block).
+        ("GET", "/context"),
         # LangGraph: threads and store items are looked up within the caller's own rows only
         # (tests/integrations/test_langgraph_checkpointer.py::test_another_agents_token_sees_none_of_a_threads_checkpoints).
         ("POST", "/langgraph/checkpoints"), ("POST", "/langgraph/writes"), ("GET", "/langgraph/checkpoint"),
@@ -341,14 +346,16 @@ def test_ranking_combines_lexical_relevance_recency_and_importance(client, super
     assert order.index(high.id) < order.index(low.id) < order.index(stale.id)
 
 
-def test_threshold_drops_results_below_the_relative_relevance(client, supervisor, make_memory):
+def test_relative_threshold_drops_results_below_the_relative_relevance(client, supervisor, make_memory):
     agent, headers = supervisor
     strong = make_memory(
         agent, "Kayak kayak trip: the user paddles a kayak on the kayak lake.", category="activity"
     )
     make_memory(agent, "The user once saw a kayak.", category="activity")
     assert len(query(client, headers, query="kayak")["results"]) == 2
-    assert [r["id"] for r in query(client, headers, query="kayak", threshold=0.99)["results"]] == [strong.id]
+    assert [r["id"] for r in query(client, headers, query="kayak", relative_threshold=0.99)["results"]] == [
+        strong.id
+    ]
 
 
 def test_query_without_searchable_words_matches_nothing(client, supervisor, make_memory):
@@ -441,7 +448,8 @@ def test_merges_and_deletes_by_other_paths_show_in_the_delta(client, supervisor,
     b = make_memory(agent, "Likes tea!", memory_type="core", category="preferences", thread_id="t1")
     merged = consolidate_memories(agent.id, [a.id, b.id], "Likes tea.", actor="admin:test")
     bullets = query(client, headers, thread_id="t1", since_rev=2)["delta"]["bullets"]
-    assert bullets == [
+    assert bullets == [  # the merged memory keeps the thread its sources share, so it is in the delta too
+        "- ↔merged: Combined 2 notes: [preferences] Likes tea.",
         f"- ↔merged: [preferences] #{a.id} merged into #{merged.id}",
         f"- ↔merged: [preferences] #{b.id} merged into #{merged.id}",
     ]
@@ -666,7 +674,9 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
     assert query(client, headers, query="Ana")["results"] == []
 
     confirmed = client.post(
-        f"/api/v1/patches/{patch['id']}/confirm", json={"source": "chat_ack"}, headers=headers
+        f"/api/v1/patches/{patch['id']}/confirm",
+        json={"source": "chat_ack", "user_turn": "m2"},
+        headers=headers,
     )
     assert confirmed.status_code == 200
     decided = confirmed.get_json()
@@ -677,7 +687,10 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
         sa.select(AuditLog.action).where(AuditLog.agent_id == agent.id).order_by(AuditLog.id)
     ).all()
     assert actions == ["consent_proposed", "create", "consent_confirmed"]
-    assert client.post(f"/api/v1/patches/{patch['id']}/confirm", headers=headers).status_code == 409
+    again = {"source": "chat_ack", "user_turn": "m3"}
+    assert (
+        client.post(f"/api/v1/patches/{patch['id']}/confirm", json=again, headers=headers).status_code == 409
+    )
 
     # Updating a memory that holds a sensitive field is held too. A benign field applies with two
     # signals: this write (a mention) and the user's acknowledgement in chat (tests/test_consent_policy.py).
@@ -709,7 +722,10 @@ def test_held_patches_expire_after_seven_days_and_lose_their_text(client, superv
     assert expire_patches(agent.id, now=utcnow() + timedelta(days=7, seconds=1)) == 1
     listed = client.get("/api/v1/patches?status=expired", headers=headers).get_json()["patches"]
     assert [(p["id"], p["status"], p["changes"]) for p in listed] == [(patch["id"], "expired", None)]
-    assert client.post(f"/api/v1/patches/{patch['id']}/confirm", headers=headers).status_code == 409
+    again = {"source": "chat_ack", "user_turn": "m3"}
+    assert (
+        client.post(f"/api/v1/patches/{patch['id']}/confirm", json=again, headers=headers).status_code == 409
+    )
     assert "Porto" not in json.dumps([r.data for r in db.session.scalars(sa.select(AuditLog))])
 
 

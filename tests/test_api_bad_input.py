@@ -183,7 +183,9 @@ BODY_CASES = {
         {"checkpoint_data": {}},
         422,
     ),
-    "confirm: unknown source": ("POST", PATCH + "/confirm", {"source": "email"}, 422),
+    "confirm: unknown source": ("POST", PATCH + "/confirm", {"source": "email", "user_turn": "m2"}, 422),
+    "confirm: no user turn": ("POST", PATCH + "/confirm", {"source": "chat_ack"}, 422),
+    "confirm: user turn too long": ("POST", PATCH + "/confirm", {"user_turn": "m" * 129}, 422),
 }
 RAW_CASES = {
     "not JSON": (b"content=hello", "application/json", 400),
@@ -268,12 +270,10 @@ BODY_ENDPOINTS = [
     ("PUT", "/api/v1/checkpoints/t1"),
     ("POST", PATCH + "/confirm"),
 ]
-# The confirm body is optional: an empty one is a valid request there.
 RAW_PARAMS = [
     pytest.param(case, method, path, id=f"{method} {path} {case}")
     for case in RAW_CASES
     for method, path in BODY_ENDPOINTS
-    if not (case == "empty body" and path.endswith("/confirm"))
 ]
 
 

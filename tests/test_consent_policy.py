@@ -77,7 +77,9 @@ def test_the_users_chat_acknowledgement_is_the_second_signal(api):
 
     pending = save(content="The user wants weekly progress summaries.", field="goals", thread_id="t1")
     assert pending.status_code == 202
-    confirmed = post(f"/patches/{pending.get_json()['patch']['id']}/confirm", {"source": "chat_ack"})
+    confirmed = post(
+        f"/patches/{pending.get_json()['patch']['id']}/confirm", {"source": "chat_ack", "user_turn": "m2"}
+    )
     assert confirmed.status_code == 200
     assert confirmed.get_json()["patch"]["signals"] == ["mention", "chat_ack"]
     assert {m.content for m in memories(agent.id)} == {TONE, "The user wants weekly progress summaries."}

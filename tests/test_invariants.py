@@ -303,11 +303,11 @@ def test_set_based_dedup_writes_the_same_snapshots_events_and_thread_changes_as_
 
     agent = make_agent()
     now = utcnow()
-    keeper = create_memory(agent.id, "Likes tea", actor="admin:1", created_at=now - timedelta(days=3))
-    twins = [
-        create_memory(agent.id, "likes tea", actor="admin:1", thread_id=f"t{n}", user_id="u1", importance=4)
-        for n in range(3)
-    ]
+    scope = {"thread_id": "t1", "user_id": "u1"}  # twins only within one scope
+    keeper = create_memory(
+        agent.id, "Likes tea", actor="admin:1", created_at=now - timedelta(days=3), **scope
+    )
+    twins = [create_memory(agent.id, "likes tea", actor="admin:1", importance=4, **scope) for n in range(3)]
     before = {t.id: _row_state(t.id) for t in twins}
     db.session.expire_all()
 
@@ -338,7 +338,7 @@ def test_set_based_dedup_writes_the_same_snapshots_events_and_thread_changes_as_
         .where(ChangeLogEntry.event == "deleted")
         .order_by(ChangeLogEntry.id)
     ).all()
-    assert changes == [(f"t{n}", t.id, "deleted") for n, t in enumerate(twins)]
+    assert changes == [("t1", t.id, "deleted") for t in twins]
     ops = db.session.execute(
         sa.select(OpEvent.memory_id, OpEvent.user_id).where(
             OpEvent.memory_id.in_(removed), OpEvent.op == "delete"

@@ -13,12 +13,9 @@ from sqlalchemy import select
 from infra.queues import get_rq
 from jobs.embeddings import semantic_configured
 from jobs.relations import LINKED_TYPES, embed_written, link_related
-from models import AgentMemory, ConstitutionalLocked, ImmutableMemory, NotFound, ValidationFailed, db
-from models.changes import mutations, patches, rules
-from models.changes.restore import restore_deleted
-from models.history import events
+from models import AgentMemory, NotFound, db
+from models.changes import rules, write
 from models.history import memory_history as history
-from models.memories import writing
 
 from .auth import category_config, current_agent
 from .blueprint import api
@@ -76,15 +73,9 @@ def _own(memory_id: int) -> AgentMemory:
     return memory
 
 
-def _writable(memory: AgentMemory, verb: str) -> None:
-    """Locks first (a constitutional memory is refused as such, whatever its category), then the allowlist."""
-    if memory.constitutional:
-        raise ConstitutionalLocked(
-            f"memory #{memory.id} is constitutional; agents cannot {verb} it through the API"
-        )
-    if memory.immutable_tags:
-        raise ImmutableMemory(f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))}")
-    category_config().check(current_agent().role, [memory.category])
+def _allowlist() -> write.Allowlist:
+    """The caller's category allowlist, which the write module checks on the rows it changes."""
+    return functools.partial(category_config().check, current_agent().role)
 
 
 def _signals(body, thread_id: str | None = None) -> list[tuple[str, str]]:
@@ -98,7 +89,7 @@ def _proposed(patch) -> tuple[PatchProposed, int]:
     if patch.policy == "consent":
         message = (
             f"{patch.field} is a sensitive field: the change is held as patch {patch.id} until the user consents "
-            f"(POST /api/v1/patches/{patch.id}/confirm), {until}"
+            f"(ask them; then POST /api/v1/patches/{patch.id}/confirm with the turn of their answer), {until}"
         )
     else:
         message = (
@@ -109,7 +100,7 @@ def _proposed(patch) -> tuple[PatchProposed, int]:
     return PatchProposed(message=message, patch=patch_out(patch)), 202
 
 
-# ----- writes -----
+# ----- writes: each translates the request and calls the one write module (models/changes/write.py) -----
 
 
 @api.route(
@@ -123,60 +114,22 @@ def _proposed(patch) -> tuple[PatchProposed, int]:
 )
 def create_memory(body: MemoryCreate):
     """Content is normalised and checked against the writing rules of its type (docs/spec/003-memory-system.md §9); a violation is
-    a 422 whose `rule` names it. Saved through the one mutation path, audited, as actor `agent`. A memory
+    a 422 whose `rule` names it. Saved through the one write path, audited, as actor `agent`. A memory
     that sets a user-context field (`field`) follows the consent policy: 201 once applied, else 202 with the
     held patch."""
     agent = current_agent()
-    category_config().check(agent.role, [body.category])
-    if body.constitutional:
-        raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
-    # The hot path's classify step (docs/spec/003-memory-system.md §14): the writing rules, then whether the write applies now
-    # (ok) or waits for the user's consent (skipped); a write the rules refuse is an error.
-    classified = functools.partial(
-        events.note, agent.id, "classify", node=events.node_for(AGENT, None, body.memory_type),
-        user_id=body.user_id, thread_id=body.thread_id, category=body.category,
-    )  # fmt: skip
-    try:
-        content = rules.clean_content(writing.check_content(body.memory_type, body.content))
-    except ValidationFailed:
-        classified("error")
-        raise
-    tags = rules.clean_tags(body.tags + ([patches.FIELD_TAG_PREFIX + body.field] if body.field else []))
     fields = body.model_dump(
-        include={
-            "memory_type",
-            "category",
-            "importance",
-            "pinned",
-            "user_id",
-            "thread_id",
-            "run_id",
-            "actor_id",
-            "role",
-        }
-    )
-    fields["tags"] = tags
-    field = patches.context_field(tags)
-    if field:
-        patch, memory = patches.write_context(
-            agent.id, "create", field, {"content": content, **fields}, signals=_signals(body)
-        )
-        if memory is None:
-            classified("skipped")  # held for the user's consent
-            events.note(
-                agent.id,
-                "create",
-                "skipped",
-                user_id=body.user_id,
-                thread_id=body.thread_id,
-                category=body.category,
-            )
-            return _proposed(patch)
-    else:
-        memory = mutations.create_memory(agent.id, content, actor=AGENT, **fields)
-    classified("ok")
-    _link_soon(memory)
-    return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory)), 201
+        include={"memory_type", "category", "importance", "pinned", "tags", "user_id", "thread_id", "run_id",
+                 "actor_id", "role", "constitutional"}
+    )  # fmt: skip
+    written = write.save(
+        agent.id, body.content, actor=AGENT, field=body.field, signals=_signals(body), turn=body.turn_id,
+        allowed=_allowlist(), **fields,
+    )  # fmt: skip
+    if written.memory is None:
+        return _proposed(written.patch)
+    _link_soon(written.memory)
+    return MemoryWritten(memory=memory_out(written.memory), rev=memory_rev(agent.id, written.memory)), 201
 
 
 @api.route(
@@ -208,40 +161,19 @@ def update_memory(memory_id: int, body: MemoryUpdate):
     sensitive field, or a change that would tag one, is held for consent (202); a change to the content or
     tags of a benign user-context field's memory is held until a second signal corroborates it (202)."""
     agent = current_agent()
-    memory = _own(memory_id)
-    _writable(memory, "update")
-    changes = body.model_dump(exclude_unset=True)
-    field = changes.pop("field", None)
-    changes.pop("user_ack", None)
-    if "category" in changes:
-        category_config().check(agent.role, [changes["category"]])
-    if field:
-        changes["tags"] = list(changes.get("tags", memory.tags or [])) + [patches.FIELD_TAG_PREFIX + field]
-    if "tags" in changes:
-        changes["tags"] = rules.clean_tags(changes["tags"])
+    changes = body.model_dump(exclude_unset=True, exclude={"field", "user_ack", "turn_id"})
+    thread = db.session.scalar(
+        select(AgentMemory.thread_id).where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent.id)
+    )
+    written = write.change(
+        agent.id, memory_id, actor=AGENT, field=body.field, signals=_signals(body, thread), turn=body.turn_id,
+        allowed=_allowlist(), **changes,
+    )  # fmt: skip
+    if written.memory is None:
+        return _proposed(written.patch)
     if "content" in changes or "memory_type" in changes:
-        checked = writing.check_content(
-            changes.get("memory_type", memory.memory_type), changes.get("content", memory.content)
-        )
-        if "content" in changes:
-            changes["content"] = rules.clean_content(checked)
-    field = patches.context_field(list(memory.tags or []) + list(changes.get("tags", [])))
-    # A sensitive field's memory is held whatever changes; a benign one when its value (content or
-    # field tags) changes — its importance or pinning is not a user-context change.
-    if field and (field in patches.SENSITIVE_FIELDS or {"content", "tags"} & set(changes)):
-        signals = _signals(body, memory.thread_id)
-        patch, written = patches.write_context(
-            agent.id, "update", field, changes, memory_id=memory.id, signals=signals
-        )
-        if written is None:
-            events.note(agent.id, "update", "skipped", memory_id=memory.id, category=memory.category)
-            return _proposed(patch)
-        memory = written
-    else:
-        memory = mutations.update_memory(agent.id, memory.id, actor=AGENT, **changes)
-    if "content" in changes or "memory_type" in changes:
-        _link_soon(memory)
-    return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory))
+        _link_soon(written.memory)
+    return MemoryWritten(memory=memory_out(written.memory), rev=memory_rev(agent.id, written.memory))
 
 
 @api.route(
@@ -254,11 +186,10 @@ def update_memory(memory_id: int, body: MemoryUpdate):
 )
 def delete_memory(memory_id: int):
     """Restorable with `POST /memory/<id>/restore` and reversible in the Time Machine; constitutional memories
-    are refused (409)."""
+    are refused (409), and so is a deletion that would take your core memory below your retention threshold
+    within the guard's window (409 `retention_guard`: README, "Retention guard")."""
     agent = current_agent()
-    memory = _own(memory_id)
-    _writable(memory, "delete")
-    (memory,) = mutations.soft_delete_memories(agent.id, [memory.id], actor=AGENT, reason="agent api")
+    (memory,) = write.remove(agent.id, [memory_id], actor=AGENT, reason="agent api", allowed=_allowlist())
     return MemoryDeleted(id=memory.id, deleted_at=memory.deleted_at, rev=memory_rev(agent.id, memory))
 
 
@@ -271,18 +202,12 @@ def delete_memory(memory_id: int):
     errors=(403, 409),
 )
 def restore_memory(memory_id: int):
-    """Brings back a memory you, a refinement session, a job or an admin soft-deleted, through the one mutation
+    """Brings back a memory you, a refinement session, a job or an admin soft-deleted, through the one write
     path (audited as `restore`; the thread's delta shows it as `restored`). Refused: a TTL-expired memory past
     its purge date (409 `purge_due`), one tagged audio, somatic or voice (409 `immutable`), an active one (422),
     a category outside your allowlist (403). A purged memory, or another agent's, is not found."""
     agent = current_agent()
-    category = db.session.scalar(
-        select(AgentMemory.category).where(
-            AgentMemory.id == memory_id, AgentMemory.agent_id == agent.id, AgentMemory.deleted_at.is_not(None)
-        )
-    )
-    category_config().check(agent.role, [category])
-    memory = restore_deleted(agent.id, memory_id, actor=AGENT)
+    memory = write.restore(agent.id, memory_id, actor=AGENT, allowed=_allowlist())
     _link_soon(memory)
     return MemoryWritten(memory=memory_out(memory), rev=memory_rev(agent.id, memory))
 

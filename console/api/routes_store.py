@@ -89,14 +89,15 @@ def get_patch(patch_id: int):
     summary="The user consented: apply the held write",
     tag="consent",
     body=ConfirmPatch,
-    body_optional=True,
     responses={200: PatchDecided},
     errors=(409,),
 )
 def confirm_patch(patch_id: int, body: ConfirmPatch):
-    """Call only after the user has explicitly agreed (in chat or in a UI); the audit log records how."""
+    """Call only after the user has explicitly agreed (in chat or in a UI), naming the user's turn that did
+    (`user_turn`); it must be a later turn than the write's own (`turn_id`), so a write cannot consent to
+    itself. The audit log records the acknowledgement."""
     agent_id = current_agent().id
-    patch = patches.confirm(agent_id, patch_id, body.source)
+    patch = patches.confirm(agent_id, patch_id, body.source, user_turn=body.user_turn)
     memory = patches.applied_memory(agent_id, patch)
     return PatchDecided(
         patch=patch_out(patch),

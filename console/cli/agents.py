@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from models import Agent, DomainError, atomic, db
 from models.agents.agent import DEFAULT_CORE_TOKEN_BUDGET
-from models.changes.mutations import create_memory
+from models.changes import write
 from models.memories.fields import CategoryName, Content, Ident, Importance, MemoryType, Role, Tags, UtcTime
 from models.parsing import describe_problems
 
@@ -160,7 +160,7 @@ def import_memories(agent: str, path: str) -> None:
         for number, line in parsed:
             fields = line.model_dump()
             try:
-                create_memory(row.id, fields.pop("content"), actor=CLI_ACTOR, action="import", **fields)
+                write.save(row.id, fields.pop("content"), actor=CLI_ACTOR, action="import", **fields)
             except DomainError as err:  # exits inside atomic(): the whole import rolls back
                 fail(f"line {number}: {err.message}; nothing was imported")
     emit({"agent_id": row.id, "imported": len(parsed), "core_tokens": row.core_token_usage})

@@ -14,6 +14,7 @@ from sqlalchemy import and_, func, select, tuple_, update
 
 from models.db import atomic, db, utcnow
 from models.history.audit import CHUNK, latest_content_refs, new_op_id, snapshot_values, write_audits
+from models.memories.fields import SCOPING_FIELDS
 from models.memories.memory import IMMUTABLE_TAGS, SNAPSHOT_FIELDS, AgentMemory
 
 
@@ -31,7 +32,8 @@ def dedup_for_agents(
     """Content-blind exact-duplicate removal for these agents' active core memories, in one transaction.
 
     One set-based query picks every non-constitutional row whose content_hash matches an earlier
-    active core row of the same agent (earliest origin date wins, id breaks ties); those are
+    active core row of the same agent and scope (user, thread, run, actor, role; earliest origin date
+    wins, id breaks ties); those are
     soft-deleted and audited, one op_id per agent (each agent's dedup is rolled back on its own). The
     content column is never loaded, so no text is compared or even read in Python. Set-based
     throughout (one locking SELECT, one query for the content references, one UPDATE and multi-row
@@ -59,8 +61,12 @@ def dedup_for_agents(
         # be deleted under us while its twin is soft-deleted as a duplicate.
         if not db.session.execute(select(table.c.id).where(in_groups).with_for_update()).first():
             return {}
+        # Twins only within one scope (a window partition treats empty fields as equal): the keeper stands
+        # for its twin, so it must be found by every user, thread, run, actor and role filter the twin was.
+        scope = tuple(table.c[name] for name in SCOPING_FIELDS)
         rank = func.row_number().over(
-            partition_by=(table.c.agent_id, table.c.content_hash), order_by=(table.c.created_at, table.c.id)
+            partition_by=(table.c.agent_id, table.c.content_hash, *scope),
+            order_by=(table.c.created_at, table.c.id),
         )
         ranked = select(*(table.c[field] for field in SNAPSHOT_FIELDS), rank.label("rank")).where(in_groups)
         # Every row after the earliest of its group (earliest origin date wins, id breaks ties), never

@@ -14,7 +14,7 @@ read, written and snapshotted by `rows.py`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
@@ -22,14 +22,14 @@ from typing import Any
 from models.agents import quotas
 from models.changes.rows import as_objects, insert_row, load_row, load_rows, snapshot_row, write_rows
 from models.changes.rules import (
-    AGENT_ACTOR,
     check_actor,
+    check_may_protect,
     clean_content,
     clean_fields,
     guard_agent_locks,
     guard_update,
     is_admin,
-    is_agent_path,
+    merged_scope,
     refuse_constitutional,
     require_agent,
 )
@@ -75,8 +75,8 @@ def create_memory(
     )
     if not isinstance(constitutional, bool):
         raise ValidationFailed("constitutional must be true or false", field="constitutional")
-    if constitutional and is_agent_path(actor) and (actor != AGENT_ACTOR or session_id is None):
-        raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
+    if constitutional:
+        check_may_protect(actor, session_id)
     with atomic():
         require_agent(agent_id)
         memory = insert_row(agent_id, fields, constitutional=constitutional, created_at=created_at)
@@ -88,7 +88,13 @@ def create_memory(
 
 
 def update_memory(
-    agent_id: int, memory_id: int, *, actor: str, session_id: int | None = None, **changes: Any
+    agent_id: int,
+    memory_id: int,
+    *,
+    actor: str,
+    session_id: int | None = None,
+    allowed: Callable[[list[str | None]], None] | None = None,
+    **changes: Any,
 ) -> AgentMemory:
     """Change content and/or metadata of an active memory.
 
@@ -103,6 +109,8 @@ def update_memory(
     with atomic():
         memory = load_row(agent_id, memory_id)
         frozen = guard_update(actor, memory, fields)
+        if allowed is not None:  # the caller's category allowlist, on the row as locked
+            allowed([memory["category"], fields.get("category", memory["category"])])
         before = snapshot_row(memory)
         values = {name: value for name, value in fields.items() if name != "content"}
         if "content" in fields:
@@ -124,9 +132,12 @@ def soft_delete_memories(
     actor: str,
     session_id: int | None = None,
     reason: str | None = None,
+    allowed: Callable[[list[str | None]], None] | None = None,
+    guard: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> list[AgentMemory]:
     """Soft-delete one or several memories, all or nothing. Constitutional rows are refused to everyone:
-    an admin must clear the flag first (itself audited)."""
+    an admin must clear the flag first (itself audited). `allowed` is the caller's category allowlist,
+    `guard` the retention guard (`write.remove` passes them), both checked on the locked rows."""
     check_actor(actor)
     with atomic():
         memories = load_rows(agent_id, list(memory_ids))
@@ -134,6 +145,10 @@ def soft_delete_memories(
         refuse_constitutional(
             memories, "constitutional memories cannot be deleted; an admin must clear the flag first: "
         )
+        if allowed is not None:
+            allowed([m["category"] for m in memories])
+        if guard is not None:
+            guard(agent_id, memories)
         op_id, now = new_op_id(), utcnow()
         befores = [snapshot_row(m) for m in memories]
         write_rows(memories, {"deleted_at": now, "updated_at": now})
@@ -175,8 +190,9 @@ def consolidate_memories(
 ) -> AgentMemory:
     """Replace two or more active memories of one type (core unless the caller says otherwise) by one, atomically.
 
-    The new memory keeps the earliest origin date of the set; the sources are soft-deleted in the
-    same transaction, and the audit records link them both ways.
+    The new memory keeps the earliest origin date of the set and the scope its sources share
+    (`rules.merged_scope`: never two users'); the sources are soft-deleted in the same transaction, and
+    the audit records link them both ways.
     """
     check_actor(actor)
     content = clean_content(new_content)
@@ -197,6 +213,7 @@ def consolidate_memories(
         tags: list[str] = []
         for source in sources:
             tags.extend(t for t in source["tags"] or [] if t not in tags)
+        scope, scope_dropped = merged_scope(sources)
         importances = [m["importance"] for m in sources if m["importance"] is not None]
         categories = {m["category"] for m in sources}
         fields = {
@@ -206,6 +223,7 @@ def consolidate_memories(
             "category": categories.pop() if len(categories) == 1 else None,
             "importance": max(importances) if importances else None,
             "pinned": any(m["pinned"] for m in sources),
+            **scope,
         }
         merged = insert_row(agent_id, fields, created_at=min(m["created_at"] for m in sources))
         befores = [snapshot_row(m) for m in sources]
@@ -217,7 +235,8 @@ def consolidate_memories(
             [
                 {
                     **record, "action": "consolidate", "memory_id": merged["id"], "before": None,
-                    "after": snapshot_row(merged, new=True), "data": {"merged_from": [m["id"] for m in sources]},
+                    "after": snapshot_row(merged, new=True),
+                    "data": {"merged_from": [m["id"] for m in sources], **({"scope_dropped": scope_dropped} if scope_dropped else {})},
                 },
                 *(
                     {
@@ -241,8 +260,8 @@ def set_constitutional(
     check_actor(actor)
     if not isinstance(value, bool):
         raise ValidationFailed("constitutional must be true or false")
-    if value and is_agent_path(actor) and (actor != AGENT_ACTOR or session_id is None):
-        raise ConstitutionalLocked("agents may protect memories only inside a refinement session")
+    if value:
+        check_may_protect(actor, session_id)
     if not value and not is_admin(actor):
         raise ConstitutionalLocked("only an admin can clear the constitutional flag")
     with atomic():

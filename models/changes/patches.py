@@ -4,8 +4,10 @@ A memory that sets a user-context field is tagged `field:<name>`. Creating or up
 touches `agent_memories` at once, whoever writes it (the agent API, multi-fact extraction, daily
 consolidation): it files a proposed patch, held for 7 days, with one of two policies.
 
-- `consent` — sensitive fields (preferred name, pronouns, city, language): applied only when the
-  agent confirms that the user agreed (an explicit chat acknowledgement or a UI click).
+- `consent` — sensitive fields (preferred name, pronouns, city, language): applied only with a recorded
+  acknowledgement by a person: an admin in the console, or the agent relaying the user's acknowledgement
+  with a reference to the user's turn that gave it — a turn other than the one the write came from, so
+  the flow that proposed a patch cannot confirm it.
 - `signals` — every other (benign) field, e.g. tone or goals: applied as soon as two independent
   signals corroborate the same proposal: a mention (one per thread: a repeat in the same thread is
   the same signal), the user's explicit chat acknowledgement (or a UI click), or a theory-of-mind
@@ -30,7 +32,7 @@ from sqlalchemy import select
 
 from models.changes.mutations import create_memory, update_memory
 from models.changes.patch_tables import CONSENT_SOURCES, SIGNAL_KINDS, ConsentSignal, ProposedPatch
-from models.changes.rules import AGENT_ACTOR
+from models.changes.rules import AGENT_ACTOR, is_admin
 from models.db import atomic, db, utcnow
 from models.errors import DomainError, NotFound, ValidationFailed
 from models.history.audit import new_op_id, write_audit
@@ -45,6 +47,11 @@ TOM_HIGH_CONFIDENCE = 0.8
 
 class PatchNotPending(DomainError):
     code = "patch_not_pending"
+    http_status = 409
+
+
+class ConsentFromProposingTurn(DomainError):
+    code = "consent_same_turn"
     http_status = 409
 
 
@@ -108,9 +115,11 @@ def propose(
     memory_id: int | None = None,
     *,
     actor: str = AGENT_ACTOR,
+    turn: str | None = None,
 ) -> ProposedPatch:
-    """Hold a write to a user-context field (7 days). `changes` are validated arguments of the mutation.
-    The policy follows the field: `consent` for a sensitive one, `signals` for any other."""
+    """Hold a write to a user-context field (7 days). `changes` are validated arguments of the mutation;
+    `turn` names the user turn the write came from. The policy follows the field: `consent` for a
+    sensitive one, `signals` for any other."""
     if op not in ("create", "update"):
         raise ValidationFailed("a patch creates or updates a memory")
     with atomic():
@@ -128,6 +137,7 @@ def propose(
             policy=policy_for(field),
             value_key=_value_key(op, field, memory_id, changes),
             proposed_by=actor,
+            proposed_turn=_turn(turn, "turn"),
         )
         db.session.add(patch)
         db.session.flush()
@@ -144,6 +154,7 @@ def write_context(
     memory_id: int | None = None,
     actor: str = AGENT_ACTOR,
     signals: Iterable[tuple[str, str]] = (),
+    turn: str | None = None,
 ) -> tuple[ProposedPatch, AgentMemory | None]:
     """The one way any writer (agent API, extraction, consolidation) changes a user-context field.
 
@@ -152,7 +163,7 @@ def write_context(
     filed), these signals are added, and it is applied at once when two independent ones agree.
     Returns the patch and the memory written (None while held)."""
     if policy_for(field) == "consent":
-        return propose(agent_id, op, field, changes, memory_id, actor=actor), None
+        return propose(agent_id, op, field, changes, memory_id, actor=actor, turn=turn), None
     with atomic():
         expire_patches(agent_id)
         key = _value_key(op, field, memory_id, changes)
@@ -169,7 +180,7 @@ def write_context(
             .with_for_update()
         )
         if patch is None:
-            patch = propose(agent_id, op, field, changes, memory_id, actor=actor)
+            patch = propose(agent_id, op, field, changes, memory_id, actor=actor, turn=turn)
         for kind, source in signals:
             add_signal(patch, kind, source)
         memory = _apply_if_corroborated(patch)
@@ -304,29 +315,72 @@ def get_patch(agent_id: int, patch_id: int) -> ProposedPatch:
     return _load(agent_id, patch_id)
 
 
-def confirm(agent_id: int, patch_id: int, source: str = "chat_ack") -> ProposedPatch:
-    """The user consented: apply the held write through the mutation path, in one transaction. On a
-    benign (`signals`) patch the acknowledgement is recorded as a signal too: with the mention that
-    filed it, that makes two."""
+def _turn(value: str | None, name: str) -> str | None:
+    """A user-turn reference as the agent gives it: its own identifier of a chat message or UI event."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > 128:
+        raise ValidationFailed(f"{name} must be 1-128 characters naming the user's turn", field=name)
+    return value.strip()
+
+
+def confirm(
+    agent_id: int,
+    patch_id: int,
+    source: str = "chat_ack",
+    *,
+    actor: str = AGENT_ACTOR,
+    user_turn: str | None = None,
+) -> ProposedPatch:
+    """A person consented: apply the held write through the mutation path, in one transaction, with the
+    acknowledgement on record.
+
+    An admin (`admin:<id>`, in the console) confirms on their own authority. The agent relays the user's
+    acknowledgement: `source` says how it was given (chat or a UI) and `user_turn` names the user's turn
+    that gave it, which must not be the turn the write came from — the flow that proposed a change
+    cannot also consent to it. On a benign (`signals`) patch the acknowledgement is a signal too."""
     if source not in CONSENT_SOURCES:
         raise ValidationFailed(f"consent source must be one of {', '.join(CONSENT_SOURCES)}", field="source")
+    admin = is_admin(actor)
+    if not admin and actor != AGENT_ACTOR:
+        raise ValidationFailed("consent is given by a person: the agent relaying its user, or an admin")
+    turn = _turn(user_turn, "user_turn")
+    if not admin and turn is None:
+        raise ValidationFailed(
+            "user_turn is required: name the user's turn (message or UI event) that gave the acknowledgement",
+            field="user_turn",
+        )
     expire_patches(agent_id)
     stale = False
     with atomic():
         patch = _load(agent_id, patch_id, lock=True)
         if patch.status != "pending":
             raise PatchNotPending(f"patch {patch_id} is {patch.status}, not pending", status=patch.status)
+        if not admin and patch.proposed_turn is not None and turn == patch.proposed_turn:
+            raise ConsentFromProposingTurn(
+                f"patch {patch_id} was proposed in turn {turn!r}; the user's acknowledgement must come from a "
+                "later turn (ask the user, then confirm with the turn of their answer)"
+            )
+        how = "console" if admin else source
+        acknowledgement = {"by": actor, "source": how, "user_turn": turn, "at": utcnow().isoformat()}
         if patch.policy == "signals":
-            add_signal(patch, source, "")
+            add_signal(patch, "ui" if admin else source, turn or actor)
         if patch.op == "update" and not _is_active(agent_id, patch.memory_id):
             stale = True
-            _close(patch, "stale", source)
-            _audit(patch, "consent_stale")
+            _close(patch, "stale", how)
+            _audit(patch, "consent_stale", acknowledgement=acknowledgement)
         else:
-            memory = _apply(patch, {"patch_id": patch.id, "consent": source})
-            _close(patch, "confirmed", source)
+            memory = _apply(patch, {"patch_id": patch.id, "consent": how})
+            _close(patch, "confirmed", how)
+            patch.acknowledgement = acknowledgement
             patch.result_memory_id = memory.id
-            _audit(patch, "consent_confirmed", source=source, result_memory_id=memory.id)
+            _audit(
+                patch,
+                "consent_confirmed",
+                source=how,
+                result_memory_id=memory.id,
+                acknowledgement=acknowledgement,
+            )
     if stale:  # closed and committed above; the caller learns why nothing was applied
         raise PatchNotPending(
             f"patch {patch_id} targets memory #{patch.memory_id}, which is gone; the patch is closed",
@@ -349,15 +403,15 @@ def _is_active(agent_id: int, memory_id: int | None) -> bool:
     )
 
 
-def reject(agent_id: int, patch_id: int) -> ProposedPatch:
-    """The user declined: the held write is dropped, nothing else changes."""
+def reject(agent_id: int, patch_id: int, *, actor: str = AGENT_ACTOR) -> ProposedPatch:
+    """The user (through the agent) or an admin declined: the held write is dropped, nothing else changes."""
     expire_patches(agent_id)
     with atomic():
         patch = _load(agent_id, patch_id, lock=True)
         if patch.status != "pending":
             raise PatchNotPending(f"patch {patch_id} is {patch.status}, not pending", status=patch.status)
-        _close(patch, "rejected", "agent")
-        _audit(patch, "consent_rejected")
+        _close(patch, "rejected", "console" if is_admin(actor) else "agent")
+        _audit(patch, "consent_rejected", by=actor)
     return patch
 
 

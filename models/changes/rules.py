@@ -1,10 +1,10 @@
-"""The rules every mutation obeys, checked before anything is written: who the actor is, which fields
-may change and how they are cleaned, the constitutional and immutable-tag locks.
+"""The rules every write obeys, each stated once: who the actor is, which fields may change and how they
+are cleaned, the constitutional and immutable-tag locks, what scope a merged memory keeps.
 
 Each check raises a domain error (`ValidationFailed`, `ConstitutionalLocked`, `ImmutableMemory`,
-`NotFound`) and changes nothing. The mutation path (`mutations.py`, `ttl.py`), the agent settings and the
-Time Machine call them; the agent API and the LangGraph store clean content and tags with the same
-functions before they file a patch, so a held write is refused for the same reasons as a direct one.
+`NotFound`) and changes nothing. The one write module (`write.py`) runs them in order for every actor;
+the row-level steps under it (`mutations.py`, `ttl.py`, `dedup.py`), the agent settings and the Time
+Machine call the ones that need the locked rows.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ def is_admin(actor: str) -> bool:
     """A human in the console or on the CLI (`admin:<id>`): the one actor who may edit or unlock a
     constitutional memory."""
     return actor.startswith("admin:")
+
+
+def check_may_protect(actor: str, session_id: int | None) -> None:
+    """Marking a memory constitutional: an admin always; the agent only inside a refinement session (the
+    supervised place where it decides what defines it); a job never."""
+    if is_agent_path(actor) and (actor != AGENT_ACTOR or session_id is None):
+        raise ConstitutionalLocked("agents may mark memories constitutional only inside a refinement session")
 
 
 def check_actor(actor: str) -> None:
@@ -132,6 +139,43 @@ def guard_agent_locks(actor: str, memories: Iterable[Mapping[str, Any]], verb: s
             )
 
 
+def same_scope(a: Any, b: Any) -> bool:
+    """May these two memories be paired for a merge? Only within one user (see `merged_scope`, which
+    refuses any other merge): the daily consolidation pairs by it."""
+    return bool(a.user_id == b.user_id)
+
+
+def merged_scope(sources: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The scope a merged memory keeps, and the values it could not keep.
+
+    A merge never joins two users' memories (an unscoped memory and a user's are two users too): the
+    merged fact would vanish from one user's view and could appear in another's. The other scope fields
+    (thread, run, actor, role) are kept where every source shares them; where the sources differ the
+    merged memory belongs to the user as a whole (the field is empty), and the sources' values are
+    returned so the audit record keeps them (a rollback restores each source exactly from its own
+    snapshot).
+    """
+    users = {m["user_id"] for m in sources}
+    if len(users) > 1:
+        ids = [m["id"] for m in sources]
+        raise ValidationFailed(
+            "memories of different users cannot be consolidated: "
+            + ", ".join(f"#{m['id']} (user {m['user_id'] or 'none'})" for m in sources),
+            ids=ids,
+        )
+    scope: dict[str, Any] = {"user_id": users.pop()}
+    dropped: dict[str, list[Any]] = {}
+    for name in SCOPING_FIELDS:
+        if name == "user_id":
+            continue
+        values = [m[name] for m in sources]
+        if len(set(values)) == 1:
+            scope[name] = values[0]
+        else:
+            scope[name], dropped[name] = None, values
+    return scope, dropped
+
+
 def refuse_constitutional(memories: Sequence[Mapping[str, Any]], message: str) -> None:
     """Constitutional rows are refused to every actor, admins included, for deletion and consolidation."""
     locked = [m["id"] for m in memories if m["constitutional"]]
@@ -140,22 +184,10 @@ def refuse_constitutional(memories: Sequence[Mapping[str, Any]], message: str) -
 
 
 def guard_update(actor: str, memory: Mapping[str, Any], fields: Iterable[str]) -> bool:
-    """May this actor change these fields of this memory? Agent paths (`agent`, `system:*`) never touch
-    an immutable-tagged memory, nor a constitutional memory's frozen fields (inside a refinement session
-    too); an admin may. Returns whether the change touches frozen fields, which the database guard lets
-    through only under the admin's privilege."""
-    memory_id = memory["id"]
+    """May this actor change these fields of this memory? Agent paths (`agent`, `system:*`) change nothing
+    of a constitutional memory (inside a refinement session too) and never touch an immutable-tagged one;
+    an admin may. Returns whether the change touches frozen fields, which the database guard lets through
+    only under the admin's privilege."""
     frozen = bool(memory["constitutional"]) and bool(FROZEN_FIELDS & set(fields))
-    if is_agent_path(actor):
-        tags = immutable_tags(memory["tags"])
-        if tags:
-            raise ImmutableMemory(
-                f"memory #{memory_id} is tagged {', '.join(sorted(tags))} and cannot be changed"
-            )
-        if frozen:
-            raise ConstitutionalLocked(
-                f"memory #{memory_id} is constitutional: its content, type and tags cannot be changed "
-                "by an agent or a job; only an admin can edit it",
-                ids=[memory_id],
-            )
+    guard_agent_locks(actor, [memory], "change")
     return frozen

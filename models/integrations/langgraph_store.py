@@ -1,7 +1,7 @@
 """LangGraph's long-term store on an agent's memories (docs/integrations.md).
 
 Each (namespace, key) item IS a memory: `langgraph_store_items` maps the pair to the memory that
-holds the value, and every put and delete goes through models/changes/mutations.py, so it is audited,
+holds the value, and every put and delete goes through the one write path (models/changes/write.py), so it is audited,
 reversible in the Time Machine, refused on constitutional or audio/somatic/voice memories and
 bound by the caller's category allowlist. The memory's text is the value: `{"content": "..."}`
 is stored as that text (LangMem's shape, and what refinement and memory.query read best); any
@@ -21,9 +21,9 @@ from typing import Any
 from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, delete, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from models.changes import mutations, rules
+from models.changes import rules, write
 from models.db import LIKE_ESCAPE, Model, atomic, db, like_pattern, utcnow
-from models.errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
+from models.errors import ValidationFailed
 from models.memories import writing
 from models.memories.memory import AgentMemory
 from models.retrieval.matching import query_terms
@@ -128,15 +128,6 @@ def _mapping(agent_id: int, namespace: str, key: str) -> StoreItem | None:
     )
 
 
-def _writable(memory: AgentMemory, verb: str) -> None:
-    if memory.constitutional:
-        raise ConstitutionalLocked(
-            f"memory #{memory.id} is constitutional; agents cannot {verb} it through the store"
-        )
-    if memory.immutable_tags:
-        raise ImmutableMemory(f"memory #{memory.id} is tagged {', '.join(sorted(memory.immutable_tags))}")
-
-
 def get_item(agent_id: int, namespace: Sequence[str], key: str, categories: Sequence[str]) -> Found | None:
     row = db.session.execute(
         _active(agent_id, categories).where(
@@ -156,31 +147,36 @@ def put_item(
     memory_type: str,
     check_category,
 ) -> Found:
-    """Create or update the item's memory through the mutation path (actor `agent`). An existing
-    item's memory must be writable and within the allowlist (`check_category` raises otherwise);
-    putting the value it already has changes nothing."""
+    """Create or update the item's memory through the one write path (actor `agent`), which refuses a
+    locked memory and a category outside the allowlist (`check_category` raises); putting the value it
+    already has changes nothing."""
     joined = join_namespace(namespace)
     text, value_format = value_to_text(value)
-    content = rules.clean_content(writing.check_content(memory_type, text))
+    content = writing.check_content(memory_type, text)  # to compare with what the memory holds
     with atomic():
         item = _mapping(agent_id, joined, key)
         memory = db.session.get(AgentMemory, item.memory_id) if item else None
         if item is not None and memory is not None and memory.deleted_at is None:
-            _writable(memory, "update")
-            check_category([memory.category])
             changes: dict[str, Any] = {}
             if memory.content != content:
                 changes["content"] = content
             if memory.memory_type != memory_type:
                 changes["memory_type"] = memory_type
             if changes:
-                memory = mutations.update_memory(agent_id, memory.id, actor=STORE_ACTOR, **changes)
+                written = write.change(
+                    agent_id, memory.id, actor=STORE_ACTOR, allowed=check_category, **changes
+                ).memory
+                memory = written if written is not None else memory
+            else:  # nothing to write; answering with the item is a read, within the allowlist
+                check_category([memory.category])
             item.value_format = value_format
         else:
-            check_category([category])
-            memory = mutations.create_memory(
-                agent_id, content, actor=STORE_ACTOR, memory_type=memory_type, category=category
-            )
+            memory = write.save(
+                agent_id, content, actor=STORE_ACTOR, memory_type=memory_type, category=category,
+                allowed=check_category,
+            ).memory  # fmt: skip
+            if memory is None:  # a store item never declares a user-context field, so it is never held
+                raise ValidationFailed("the store cannot write a user-context field's memory")
             if item is None:
                 item = StoreItem(agent_id=agent_id, namespace=joined, key=key, memory_id=memory.id)
                 db.session.add(item)
@@ -203,9 +199,9 @@ def delete_item(agent_id: int, namespace: Sequence[str], key: str, *, check_cate
         memory = db.session.get(AgentMemory, item.memory_id)
         memory_id = item.memory_id
         if memory is not None and memory.deleted_at is None:
-            _writable(memory, "delete")
-            check_category([memory.category])
-            mutations.soft_delete_memories(agent_id, [memory.id], actor=STORE_ACTOR, reason="langgraph store")
+            write.remove(
+                agent_id, [memory.id], actor=STORE_ACTOR, reason="langgraph store", allowed=check_category
+            )
         db.session.execute(delete(StoreItem).where(StoreItem.id == item.id))
     return memory_id
 

@@ -24,13 +24,7 @@ from pydantic import ValidationError
 from sqlalchemy import bindparam, select, update
 
 from models.agents.agent import Agent, core_totals
-from models.changes.mutations import (
-    consolidate_memories,
-    create_memory,
-    set_constitutional,
-    soft_delete_memories,
-    update_memory,
-)
+from models.changes import write
 from models.changes.rules import AGENT_ACTOR
 from models.changes.timemachine import rollback_session
 from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
@@ -177,7 +171,7 @@ class RefinementToolbox:
         }
 
     def _consolidate_memories(self, session: SessionState, args: ConsolidateArgs) -> dict[str, Any]:
-        merged = consolidate_memories(
+        merged = write.merge(
             session.agent_id, args.ids, args.new_content, actor=AGENT_ACTOR, session_id=session.id
         )
         count_stat(session, "consolidations", 1)
@@ -189,9 +183,11 @@ class RefinementToolbox:
         }
 
     def _update_memory(self, session: SessionState, args: UpdateArgs) -> dict[str, Any]:
-        memory = update_memory(
+        memory = write.change(
             session.agent_id, args.id, actor=AGENT_ACTOR, session_id=session.id, content=args.content
-        )
+        ).memory
+        if memory is None:  # a user-context field's memory: the consent policy holds the new words
+            return {"held": args.id, "message": "a user-context field: the change waits for the user"}
         count_stat(session, "updated", 1)
         return {"updated": memory.id, "tokens": memory.token_estimate}
 
@@ -202,14 +198,12 @@ class RefinementToolbox:
             ids = list(args.ids)
         else:
             raise DomainError("pass either id or ids")
-        soft_delete_memories(
-            session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement"
-        )
+        write.remove(session.agent_id, ids, actor=AGENT_ACTOR, session_id=session.id, reason="refinement")
         count_stat(session, "deleted", len(ids))
         return {"deleted": ids}
 
     def _protect_memory(self, session: SessionState, args: ProtectArgs) -> dict[str, Any]:
-        set_constitutional(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
+        write.protect(session.agent_id, args.id, True, actor=AGENT_ACTOR, session_id=session.id)
         count_stat(session, "protected", 1)
         return {"protected": args.id}
 
@@ -236,7 +230,7 @@ class RefinementToolbox:
             return self._terminate()
         session = self._session()
         tokens, count = core_totals(session.agent_id)
-        create_memory(
+        write.save(
             session.agent_id,
             f"Refinement session: {args.summary}",
             actor=AGENT_ACTOR,

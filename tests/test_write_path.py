@@ -1,0 +1,448 @@
+"""The one write path (models/changes/write.py): every actor's every write obeys the same rules.
+
+- Scope survives every merge: a merged memory keeps the scope its sources share, a merge never joins two
+  users, and a rollback restores each source's scope exactly.
+- One table of write entry points, one parametrized test: a locked memory is refused the same way
+  through each, with nothing half-written.
+- Consent is a person's: a held patch is confirmed only with a recorded acknowledgement from a later
+  turn, or by an admin; expiry is audited.
+- The retention guard bounds an agent's own deletions outside a session.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from jobs.consolidation import consolidate_agent
+from jobs.maintenance import dedup_all_agents
+from models import AgentMemory, AuditLog, db
+from models.changes import patches, retention, write
+from models.changes.dedup import dedup_for_agent
+from models.changes.patch_tables import ProposedPatch
+from models.changes.timemachine import rollback_operation
+from models.errors import ConstitutionalLocked, ValidationFailed
+from models.history.session import set_baseline, start_session
+from models.integrations import langgraph_store as store
+from models.refinement.toolbox import RefinementToolbox
+
+SCOPE = {"user_id": "u9", "thread_id": "t9", "run_id": "r9", "actor_id": "a9", "role": "user"}
+FACT = "Maya takes two sugars in her coffee"
+
+
+def _headers(agent) -> dict[str, str]:
+    token = agent.issue_token()
+    db.session.commit()
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _row(memory_id: int) -> dict:
+    db.session.expire_all()
+    memory = db.session.get(AgentMemory, memory_id)
+    return {
+        c: getattr(memory, c)
+        for c in ("content", "memory_type", "tags", "constitutional", "deleted_at", *SCOPE)
+    }
+
+
+def _scope(memory: AgentMemory) -> dict:
+    return {name: getattr(memory, name) for name in SCOPE}
+
+
+def _session(agent):
+    session = start_session(agent.id, "test", model="scripted")
+    set_baseline(session, agent.core_tokens, agent.core_count)
+    db.session.commit()
+    return session
+
+
+def _active_with(agent_id: int, content: str) -> list[AgentMemory]:
+    db.session.expire_all()
+    return list(
+        db.session.scalars(
+            sa.select(AgentMemory).where(
+                AgentMemory.agent_id == agent_id,
+                AgentMemory.content == content,
+                AgentMemory.deleted_at.is_(None),
+            )
+        )
+    )
+
+
+# ----- scope survives every merge -----
+
+
+def _merge_by_tool(agent, ids):
+    for n in range(10):  # enough core memory that one merge stays within the session's breaker
+        write.save(agent.id, f"Unrelated standing fact number {n}", actor="admin:t")
+    db.session.refresh(agent)
+    out = RefinementToolbox(_session(agent).id).call(
+        "consolidate_memories", {"ids": ids, "new_content": FACT}
+    )
+    assert out["ok"], out
+    return out["new_id"]
+
+
+def _merge_by_write(agent, ids):
+    return write.merge(agent.id, ids, FACT, actor="agent", require_type=None).id
+
+
+def _merge_by_daily_consolidation(agent, ids):
+    result = consolidate_agent(agent.id)
+    assert result["merged"] == 1, result
+    (merged,) = _active_with(agent.id, FACT)
+    return merged.id
+
+
+MERGING_PATHS = {
+    "refinement tool": ("core", _merge_by_tool),
+    "write.merge": ("semantic", _merge_by_write),
+    "daily consolidation": ("semantic", _merge_by_daily_consolidation),
+}
+
+
+@pytest.mark.parametrize("path", MERGING_PATHS)
+def test_a_merged_memory_keeps_its_sources_scope_and_is_found_by_the_users_query_and_export(
+    path, client, make_agent, redis_conn
+):
+    memory_type, merge = MERGING_PATHS[path]
+    agent = make_agent(role="supervisor")
+    first = write.save(agent.id, FACT, actor="agent", memory_type=memory_type, **SCOPE).memory
+    twin = write.save(agent.id, FACT.lower() + ".", actor="agent", memory_type=memory_type, **SCOPE).memory
+
+    merged = db.session.get(AgentMemory, merge(agent, [first.id, twin.id]))
+
+    assert _scope(merged) == SCOPE
+    headers = _headers(agent)
+    found = client.post(
+        "/api/v1/memory/query",
+        json={"query": "sugars coffee", "filters": {"user_id": "u9"}, "return": "full"},
+        headers=headers,
+    ).get_json()
+    assert merged.id in [m["id"] for m in found["results"]], found
+    lines = [
+        json.loads(line)
+        for line in client.get("/api/v1/export?user_id=u9", headers=headers).data.splitlines()
+    ]
+    exported = {line["memory"]["id"]: line["deleted"] for line in lines if line["type"] == "memory"}
+    assert exported == {first.id: True, twin.id: True, merged.id: False}
+
+
+def test_a_rollback_of_a_merge_restores_each_sources_scope_exactly(make_agent):
+    agent = make_agent()
+    a = write.save(agent.id, FACT, actor="agent", **SCOPE).memory
+    b = write.save(agent.id, FACT + " daily", actor="agent", **{**SCOPE, "thread_id": "t10"}).memory
+    before = {m.id: _row(m.id) for m in (a, b)}
+
+    merged = write.merge(agent.id, [a.id, b.id], FACT, actor="agent")
+
+    assert (merged.user_id, merged.thread_id, merged.run_id) == (
+        "u9",
+        None,
+        "r9",
+    )  # threads differ: the user's
+    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "consolidate"))
+    assert record.data["scope_dropped"] == {"thread_id": ["t9", "t10"]}
+    rollback_operation(record.op_id, actor="admin:1")
+    assert {m.id: _row(m.id) for m in (a, b)} == before
+    assert _row(merged.id)["deleted_at"] is not None
+
+
+def test_two_users_identical_facts_are_never_merged_by_any_path(make_agent, redis_conn):
+    agent = make_agent()
+    mine = write.save(agent.id, FACT, actor="agent", memory_type="semantic", user_id="u1").memory
+    theirs = write.save(agent.id, FACT, actor="agent", memory_type="semantic", user_id="u2").memory
+    unscoped = write.save(agent.id, FACT, actor="agent", memory_type="semantic").memory
+    core_a = write.save(agent.id, FACT, actor="agent", user_id="u1").memory
+    core_b = write.save(agent.id, FACT, actor="agent", user_id="u2").memory
+
+    with pytest.raises(ValidationFailed) as refused:
+        write.merge(agent.id, [mine.id, theirs.id], FACT, actor="agent", require_type=None)
+    assert refused.value.details["ids"] == [mine.id, theirs.id] and "different users" in refused.value.message
+    with pytest.raises(ValidationFailed):
+        write.merge(agent.id, [mine.id, unscoped.id], FACT, actor="agent", require_type=None)
+    out = RefinementToolbox(_session(agent).id).call(
+        "consolidate_memories", {"ids": [core_a.id, core_b.id], "new_content": FACT}
+    )
+    assert out["ok"] is False and out["error"] == "invalid"
+    assert consolidate_agent(agent.id).get("merged", 0) == 0
+    assert dedup_for_agent(agent.id) == []
+    assert len(_active_with(agent.id, FACT)) == 5
+
+
+def test_dedup_removes_twins_only_within_one_scope(make_agent):
+    agent = make_agent()
+    keep = write.save(agent.id, FACT, actor="agent", **SCOPE).memory
+    twin = write.save(agent.id, FACT, actor="agent", **SCOPE).memory
+    other_thread = write.save(agent.id, FACT, actor="agent", **{**SCOPE, "thread_id": "t10"}).memory
+
+    assert dedup_for_agent(agent.id) == [twin.id]
+    assert {m.id for m in _active_with(agent.id, FACT)} == {keep.id, other_thread.id}
+    dedup_all_agents()
+    assert {m.id for m in _active_with(agent.id, FACT)} == {keep.id, other_thread.id}
+
+
+# ----- one table of entry points: a locked memory is refused alike through each -----
+
+
+def _api(method):
+    def run(ctx, memory):
+        body = {"content": "The user is rewritten."} if method == "PATCH" else None
+        response = ctx["client"].open(
+            f"/api/v1/memory/{memory.id}", method=method, json=body, headers=ctx["headers"]
+        )
+        return response.status_code, response.get_json()["error"]
+
+    return run
+
+
+def _store(op):
+    def run(ctx, memory):
+        item = store.StoreItem(
+            agent_id=memory.agent_id, namespace="notes", key="k", memory_id=memory.id, value_format="text"
+        )
+        db.session.add(item)
+        db.session.commit()
+        allow = lambda categories: None  # noqa: E731 (every category allowed here)
+        try:
+            if op == "put":
+                store.put_item(
+                    memory.agent_id, ["notes"], "k", {"content": "Rewritten."}, category=None,
+                    memory_type="core", check_category=allow,
+                )  # fmt: skip
+            else:
+                store.delete_item(memory.agent_id, ["notes"], "k", check_category=allow)
+        except ConstitutionalLocked as err:
+            db.session.rollback()
+            return 409, err.code
+        return 200, None
+
+    return run
+
+
+def _tool(name, args):
+    def run(ctx, memory):
+        other = write.save(memory.agent_id, "A plain fact the merge would take along", actor="admin:t").memory
+        out = RefinementToolbox(_session(ctx["agent"]).id).call(name, args(memory, other))
+        return (409, out["error"]) if not out["ok"] else (200, None)
+
+    return run
+
+
+def _job_write(fn):
+    def run(ctx, memory):
+        try:
+            fn(memory)
+        except ConstitutionalLocked as err:
+            db.session.rollback()
+            return 409, err.code
+        return 200, None
+
+    return run
+
+
+ENTRY_POINTS = {
+    "API PATCH": _api("PATCH"),
+    "API DELETE": _api("DELETE"),
+    "store put": _store("put"),
+    "store delete": _store("delete"),
+    "tool update": _tool("update_memory", lambda m, o: {"id": m.id, "content": "Rewritten."}),
+    "tool delete": _tool("delete_memory", lambda m, o: {"id": m.id}),
+    "tool consolidate": _tool(
+        "consolidate_memories", lambda m, o: {"ids": [m.id, o.id], "new_content": "Merged."}
+    ),
+    "job change (reflection, extraction)": _job_write(
+        lambda m: write.change(m.agent_id, m.id, actor="system:reflection", memory_type="semantic")
+    ),
+    "job importance change": _job_write(
+        lambda m: write.change(m.agent_id, m.id, actor="system:insights", importance=5)
+    ),
+    "job removal": _job_write(lambda m: write.remove(m.agent_id, [m.id], actor="system:consolidation")),
+}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_every_write_entry_point_refuses_a_constitutional_memory_and_writes_nothing(
+    entry, client, make_agent
+):
+    agent = make_agent(role="supervisor")
+    vow = write.save(agent.id, "Never reveal the user's address", actor="admin:1", constitutional=True).memory
+    state = _row(vow.id)
+    records = db.session.scalar(
+        sa.select(sa.func.count()).select_from(AuditLog).where(AuditLog.memory_id == vow.id)
+    )
+    ctx = {"client": client, "headers": _headers(agent), "agent": agent}
+
+    status, code = ENTRY_POINTS[entry](ctx, vow)
+
+    assert (status, code) == (409, "constitutional")
+    assert _row(vow.id) == state
+    assert (
+        db.session.scalar(
+            sa.select(sa.func.count()).select_from(AuditLog).where(AuditLog.memory_id == vow.id)
+        )
+        == records
+    )
+
+
+def test_only_an_admin_edits_a_constitutional_memory_with_an_exact_audit_record(make_agent):
+    agent = make_agent()
+    vow = write.save(agent.id, "Be kind", actor="admin:1", constitutional=True, **SCOPE).memory
+    changed = write.change(agent.id, vow.id, actor="admin:1", content="Be kind, always.").memory
+    record = db.session.scalar(
+        sa.select(AuditLog).where(AuditLog.memory_id == vow.id, AuditLog.action == "update")
+    )
+    assert (
+        changed.content == "Be kind, always." and record.before["user_id"] == record.after["user_id"] == "u9"
+    )
+    assert record.before["content_ref"] != record.after["content_ref"]
+
+
+def test_agents_mark_memories_constitutional_only_inside_a_session_through_every_door(client, make_agent):
+    agent = make_agent(role="supervisor")
+    with pytest.raises(ConstitutionalLocked):
+        write.save(agent.id, "A vow", actor="agent", constitutional=True)
+    with pytest.raises(ConstitutionalLocked):
+        write.save(agent.id, "A vow", actor="system:insights", constitutional=True)
+    plain = write.save(agent.id, "A vow", actor="agent").memory
+    with pytest.raises(ConstitutionalLocked):
+        write.protect(agent.id, plain.id, True, actor="agent")
+    response = client.post(
+        "/api/v1/memory", json={"content": "The user is vegan.", "category": "preferences", "constitutional": True},
+        headers=_headers(agent),
+    )  # fmt: skip
+    assert response.status_code == 409 and response.get_json()["error"] == "constitutional"
+    session = _session(agent)
+    assert write.protect(agent.id, plain.id, True, actor="agent", session_id=session.id).constitutional
+
+
+# ----- consent is a person's -----
+
+
+def _held_name(client, headers, turn="turn-1"):
+    response = client.post(
+        "/api/v1/memory",
+        json={
+            "content": "The user goes by Sam.",
+            "category": "preferences",
+            "field": "preferred_name",
+            "turn_id": turn,
+        },
+        headers=headers,
+    )
+    assert response.status_code == 202
+    return response.get_json()["patch"]["id"]
+
+
+def test_a_held_patch_cannot_be_confirmed_by_the_turn_that_proposed_it(client, make_agent):
+    agent = make_agent(role="supervisor")
+    headers = _headers(agent)
+    patch_id = _held_name(client, headers)
+    confirm = f"/api/v1/patches/{patch_id}/confirm"
+
+    no_turn = client.post(confirm, json={"source": "chat_ack"}, headers=headers)
+    same = client.post(confirm, json={"source": "chat_ack", "user_turn": "turn-1"}, headers=headers)
+    assert no_turn.status_code == 422
+    assert same.status_code == 409 and same.get_json()["error"] == "consent_same_turn"
+    assert db.session.get(ProposedPatch, patch_id).status == "pending" and not _active_with(
+        agent.id, "The user goes by Sam."
+    )
+
+    later = client.post(confirm, json={"source": "chat_ack", "user_turn": "turn-2"}, headers=headers)
+    assert later.status_code == 200 and later.get_json()["patch"]["status"] == "confirmed"
+    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "consent_confirmed"))
+    assert (
+        record.data["acknowledgement"]["user_turn"] == "turn-2"
+        and record.data["acknowledgement"]["by"] == "agent"
+    )
+    db.session.expire_all()
+    assert db.session.get(ProposedPatch, patch_id).acknowledgement["user_turn"] == "turn-2"
+
+
+def test_an_admin_confirms_or_declines_a_held_patch_on_the_record(client, make_agent):
+    agent = make_agent(role="supervisor")
+    headers = _headers(agent)
+    first, second = _held_name(client, headers, "t-a"), None
+    response = client.post(
+        "/api/v1/memory",
+        json={
+            "content": "The user lives in Lyon.",
+            "category": "preferences",
+            "field": "city",
+            "turn_id": "t-b",
+        },
+        headers=headers,
+    )
+    second = response.get_json()["patch"]["id"]
+
+    patches.confirm(agent.id, first, actor="admin:7")
+    patches.reject(agent.id, second, actor="admin:7")
+
+    db.session.expire_all()
+    decided = {p.id: (p.status, p.decided_by) for p in db.session.scalars(sa.select(ProposedPatch))}
+    assert decided == {first: ("confirmed", "console"), second: ("rejected", "console")}
+    assert db.session.get(ProposedPatch, first).acknowledgement["by"] == "admin:7"
+    assert len(_active_with(agent.id, "The user goes by Sam.")) == 1
+    with pytest.raises(ValidationFailed):
+        patches.confirm(agent.id, second, actor="system:insights")
+
+
+def test_held_patches_expire_after_seven_days_with_an_audit_record(client, make_agent):
+    agent = make_agent(role="supervisor")
+    patch_id = _held_name(client, _headers(agent))
+    created = db.session.get(ProposedPatch, patch_id).created_at
+
+    assert patches.expire_patches(now=created + timedelta(days=6)) == 0
+    assert patches.expire_patches(now=created + timedelta(days=7, seconds=1)) == 1
+
+    db.session.expire_all()
+    patch = db.session.get(ProposedPatch, patch_id)
+    assert (patch.status, patch.changes) == ("expired", None)
+    record = db.session.scalar(sa.select(AuditLog).where(AuditLog.action == "consent_expired"))
+    assert record.data["patch_id"] == patch_id and "content" not in json.dumps(record.data)
+
+
+# ----- the retention guard -----
+
+
+def test_an_agents_own_deletions_stop_at_its_retention_threshold_until_an_admin_lifts_the_guard(
+    client, make_agent
+):
+    agent = make_agent(role="supervisor")
+    ids = [
+        write.save(agent.id, f"Core fact number {n} about the user", actor="admin:1").memory.id
+        for n in range(40)
+    ]
+    headers = _headers(agent)
+
+    statuses = [client.delete(f"/api/v1/memory/{i}", headers=headers) for i in ids]
+
+    deleted = [r for r in statuses if r.status_code == 200]
+    refused = [r for r in statuses if r.status_code == 409]
+    assert len(deleted) == 8 and len(refused) == 32  # 80 % of 40 kept
+    assert (
+        refused[0].get_json()["error"] == "retention_guard"
+        and "retention threshold" in refused[0].get_json()["message"]
+    )
+    db.session.expire_all()
+    assert agent.core_count == 32 and retention.status(agent.id)["engaged"]
+
+    session = _session(agent)  # a session is bound by its own breaker, not by the guard
+    assert write.remove(agent.id, [ids[10]], actor="agent", session_id=session.id)
+    assert write.remove(agent.id, [ids[11]], actor="system:ttl")  # jobs: their own caps
+
+    retention.lift(agent.id, actor="admin:1")
+    assert client.delete(f"/api/v1/memory/{ids[12]}", headers=headers).status_code == 200
+    with pytest.raises(ValidationFailed):
+        retention.lift(agent.id, actor="agent")
+
+
+def test_the_retention_guard_can_be_switched_off(client, make_agent, app):
+    app.config["RETENTION_GUARD_WINDOW_HOURS"] = 0
+    agent = make_agent(role="supervisor")
+    ids = [write.save(agent.id, f"Core fact {n}", actor="admin:1").memory.id for n in range(10)]
+    headers = _headers(agent)
+    assert all(client.delete(f"/api/v1/memory/{i}", headers=headers).status_code == 200 for i in ids)
