@@ -77,6 +77,8 @@ def memory_query(body: MemoryQuery):
             filters=filters,
             top_k=body.top_k,
             threshold=body.threshold,
+            relative_threshold=body.relative_threshold,
+            with_match=body.return_ == "full",
             rag_caps={k: v for k, v in config.rag_caps(categories).items() if v < body.top_k},
             dense=_dense(body.query),
         )

@@ -120,7 +120,17 @@ class MemoryQuery(Request):
     return_: Literal["bullets", "full"] = Field(default="bullets", alias="return")
     budget_tokens: Annotated[int, Field(ge=1, le=32_000)] = 512
     threshold: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
-        default=None, description="Drop results whose relevance (1.0 = the best lexical match) is below this."
+        default=None,
+        description="Only results whose `match` reaches this: an absolute score, independent of the other "
+        "results, so a question nothing answers well returns nothing. `match` is the share of the question's "
+        "word weight the memory holds (1.0: every word; rare words weigh more), or, with a real embedder, its "
+        "cosine similarity when that is higher. What values keep and drop on the labelled set: docs/api.md, "
+        '"memory.query".',
+    )
+    relative_threshold: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        default=None,
+        description="Drop results whose `relevance` (relative: 1.0 = this answer's best match, whatever it "
+        "matched) is below this.",
     )
     thread_id: Ident | None = Field(
         default=None, description="The conversation thread, for the delta header."
@@ -164,7 +174,11 @@ class FullResult(Response):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     last_accessed_at: UtcDatetime | None
-    relevance: float | None
+    relevance: float | None = Field(description="Relative: 1.0 for the best match of this answer.")
+    match: float | None = Field(
+        description="Absolute, what `threshold` compares: the share of the question's word weight this "
+        "memory matches (or its cosine similarity, with a real embedder, when higher); null without words."
+    )
     score: float
     tokens: int
 

@@ -103,7 +103,7 @@ def fused_pool(
     route: Route = "exact",
     rare: bool = True,
 ) -> Select[Any]:
-    """Hybrid candidates (id, category, recency, imp, relevance): the lexical pool (`lexical_pool`, found
+    """Hybrid candidates (id, category, recency, imp, relevance, lexical, cosine): the lexical pool (`lexical_pool`, found
     by `route`, when there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
 
     - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
@@ -170,7 +170,15 @@ def fused_pool(
         raw = share * lexical_part + (1.0 - share) * semantic
         source = merged.join(bests, true())
     fused = (
-        select(merged.c.id, merged.c.category, merged.c.recency, merged.c.imp, raw.label("raw"))
+        select(
+            merged.c.id,
+            merged.c.category,
+            merged.c.recency,
+            merged.c.imp,
+            merged.c.lexical,
+            merged.c.cosine,
+            raw.label("raw"),
+        )
         .select_from(source)
         .cte("fused")
     )
@@ -181,4 +189,6 @@ def fused_pool(
         fused.c.recency,
         fused.c.imp,
         case((best.c.raw > 0, fused.c.raw / best.c.raw), else_=0.0).label("relevance"),
+        fused.c.lexical,  # the absolute match reads both scores as they are (ranking.scored)
+        fused.c.cosine,
     ).select_from(fused.join(best, true()))

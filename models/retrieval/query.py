@@ -83,6 +83,8 @@ class Hit:
     last_accessed_at: datetime | None
     token_estimate: int
     relevance: float | None
+    # The absolute match `threshold` compares (ranking.coverage; null without query words).
+    match: float | None
     score: float
     # Whether the memory has any relation edge at all (of any agent): when no result has one, memory.query
     # knows there are no related bullets to look up without asking.
@@ -91,7 +93,7 @@ class Hit:
 
 # The memory's own columns of a Hit, which the statement selects first and in this order (rows become Hits
 # by position: no mapping built per row).
-RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "score", "linked"))
+RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "match", "score", "linked"))
 
 
 @lru_cache(maxsize=256)
@@ -108,6 +110,7 @@ def statement(
     slots: int = 0,
     route: Route = "exact",
     rare: bool = True,
+    relative: bool = False,
 ) -> Select[Any]:
     """The query for one shape of request. Every value is a bound parameter, so the statement (and its
     compiled form) is built once per shape and reused across requests and threads. `words`: how many
@@ -139,12 +142,14 @@ def statement(
     candidates = pool.subquery("candidates")
 
     ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
-    top = ranking.leaders(ranked, threshold=threshold and bool(words or dense), capped=capped)
+    ranks = bool(words or dense)
+    top = ranking.leaders(ranked, threshold=threshold and ranks, relative=relative and ranks, capped=capped)
     top, final_score, linked = ranking.with_relations_boost(dialect, top)
     return (
         select(
             *(_T.c[name] for name in RESULT_COLUMNS),
             top.c.relevance,
+            top.c.match,
             final_score.label("score"),
             linked.label("linked"),
         )
@@ -162,6 +167,8 @@ def search(
     filters: Mapping[str, Any] | None = None,
     top_k: int = 5,
     threshold: float | None = None,
+    relative_threshold: float | None = None,
+    with_match: bool = False,
     rag_caps: Mapping[str, int] | None = None,
     now: datetime | None = None,
     dense: tuple[str, Any] | None = None,
@@ -179,7 +186,9 @@ def search(
     filter) then join the candidates — through the same WHERE clauses, so the vector path can return
     nothing the lexical one could not — and relevance fuses both rankings (`fusion.fused_pool`). `mode`:
     "hybrid" (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for
-    measurement). Without `dense`, or when the agent has no vectors of that model, the ranking is the
+    measurement). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
+    memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
     """
     if mode not in ("hybrid", "lexical", "dense") or fusion not in FUSIONS:
@@ -199,7 +208,7 @@ def search(
     found = Plan("exact", terms, [])
     if scored and dialect == "postgresql":  # FTS5 keeps its own figures
         figures = term_stats.bm25_params(scored, terms)
-        params, slots = figures.params, figures.slots
+        params, slots = figures.params | {"q_weight": figures.weight}, figures.slots
         if terms:
             share = term_stats.user_share(filters["user_id"]) if "user_id" in filters else 1.0
             found = plan(terms, figures.matches, share)
@@ -229,6 +238,13 @@ def search(
         params["q_scored"] = scoring_text(terms, others)
     if threshold is not None:
         params["threshold"] = threshold
+    if relative_threshold is not None:
+        params["relative_threshold"] = relative_threshold
+    # The question's weight, which the absolute match divides by (ranking.coverage). PostgreSQL has it from
+    # the word figures; FTS5 keeps its own, so SQLite counts the words' memories, when the match is wanted.
+    weighed = "q_weight" in params or not scored or threshold is not None or with_match
+    if "q_weight" not in params:
+        params["q_weight"] = term_stats.sqlite_weight(scored) if weighed and scored else 1.0
     dense_mode = None
     if dense is not None and mode != "lexical":
         from models.retrieval import vectors
@@ -256,5 +272,10 @@ def search(
         slots,
         found.route,
         bool(found.rare),
+        relative_threshold is not None,
     )
-    return [Hit(*row) for row in db.session.execute(stmt, params)]
+    hits = [Hit(*row) for row in db.session.execute(stmt, params)]
+    if not weighed:
+        for hit in hits:
+            hit.match = None  # computed against no weight: not a figure to show
+    return hits

@@ -11,9 +11,9 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
   positions; length in distinct words) with N, n and the average length from
   models/retrieval/term_stats.py (`bm25_params`). Relevance is the score, `squashed` into [0, 1),
-  divided by the best candidate's, so the best lexical match has relevance 1.0 and `threshold` drops
-  weaker ones (with an embedder, relevance is fused with the dense one first:
-  models/retrieval/fusion.py);
+  divided by the best candidate's, so the best lexical match has relevance 1.0 and `relative_threshold`
+  drops weaker ones (with an embedder, relevance is fused with the dense one first:
+  models/retrieval/fusion.py); the absolute `match` (`coverage`) is what `threshold` compares;
 - recency: 1 / (1 + age in units of 30 days), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
@@ -167,7 +167,7 @@ def lexical_score(
 
 def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:
     """A BM25 score as the lexical score relevance is computed from: score / (1 + score), in [0, 1)
-    (the best candidate's then divides it), as it always was, so `threshold` and the calibrated hybrid
+    (the best candidate's then divides it), as it always was, so `relative_threshold` and the calibrated hybrid
     mix (fusion.MIX_LEXICAL) keep their meaning. PostgreSQL applies it a layer above `lexical_score`,
     which would otherwise be computed twice."""
     return score / (1.0 + score)
@@ -196,40 +196,61 @@ def candidate_columns(
     return columns
 
 
+def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
+    """The absolute lexical match of a candidate, from its `squashed` BM25 score: the score (unsquashed)
+    divided by the question's weight (bound `q_weight`, term_stats.question_weight: what a memory holding
+    every word of the question once, at the average length, scores), at most 1. It depends on the memory,
+    the question and the whole table's word figures, never on the other candidates: 1.0, the whole
+    question matched; 0.3, words carrying 30% of the question's weight (docs/api.md, "memory.query")."""
+    share = (lexical / (1.0 - lexical)) / bindparam("q_weight", type_=Float)
+    return case((lexical >= 1.0, 1.0), (share > 1.0, 1.0), else_=share)
+
+
 def scored(pool: Subquery, kind: Scored) -> Subquery:
-    """Each candidate's relevance and score ("scored": id, category, relevance, score). `kind`: "fused"
-    (relevance fused in the pool, relative to its best), "lexical" (the BM25 score divided by the
-    pool's best) or "recent" (no words: recency and importance alone, relevance NULL)."""
+    """Each candidate's relevance, match and score ("scored": id, category, relevance, match, score).
+    `kind`: "fused" (relevance fused in the pool, relative to its best; match the larger of the word
+    `coverage` and the cosine similarity), "lexical" (the BM25 score divided by the pool's best; match its
+    `coverage`) or "recent" (no words: recency and importance alone, relevance and match NULL).
+
+    `relevance` ranks (relative: the best candidate has 1.0, whatever it matched); `match` is what the
+    absolute `threshold` compares, so a question nothing answers well returns nothing."""
     relevance: ColumnElement[Any]
+    match: ColumnElement[Any]
     if kind == "fused":
         relevance = pool.c.relevance
+        words = coverage(pool.c.lexical)
+        match = case((words > pool.c.cosine, words), else_=pool.c.cosine)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     elif kind == "lexical":
         best = func.max(pool.c.lexical).over()
         relevance = case((best > 0, pool.c.lexical / best), else_=0.0)
+        match = coverage(pool.c.lexical)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     else:
-        relevance = cast(literal_column("NULL"), Float)
+        relevance = match = cast(literal_column("NULL"), Float)
         score = 0.6 * pool.c.recency + 0.4 * pool.c.imp
-    return select(pool.c.id, pool.c.category, relevance.label("relevance"), score.label("score")).subquery(
-        "scored"
-    )
+    return select(
+        pool.c.id, pool.c.category, relevance.label("relevance"), match.label("match"), score.label("score")
+    ).subquery("scored")
 
 
-def leaders(ranked: Subquery, *, threshold: bool, capped: tuple[str, ...]) -> Subquery:
-    """The best candidates to re-rank (bound parameter `leaders`: how many): those at least as relevant as
-    the bound `threshold` (when `threshold`), at most `cap_<i>` of the i-th `capped` category (context
-    mode: at most rag_length results of a category in one answer)."""
+def leaders(ranked: Subquery, *, threshold: bool, relative: bool, capped: tuple[str, ...]) -> Subquery:
+    """The best candidates to re-rank (bound parameter `leaders`: how many): those whose match reaches the
+    bound `threshold` (when `threshold`) and whose relevance reaches the bound `relative_threshold` (when
+    `relative`), at most `cap_<i>` of the i-th `capped` category (context mode: at most rag_length
+    results of a category in one answer)."""
     conditions: list[ColumnElement[bool]] = []
     if threshold:
-        conditions.append(ranked.c.relevance >= bindparam("threshold"))
+        conditions.append(ranked.c.match >= bindparam("threshold"))
+    if relative:
+        conditions.append(ranked.c.relevance >= bindparam("relative_threshold"))
     if capped:
         cap = case({name: bindparam(f"cap_{i}") for i, name in enumerate(capped)}, value=ranked.c.category)
         in_category = func.row_number().over(partition_by=ranked.c.category, order_by=ranked.c.score.desc())
         ranked = select(ranked, in_category.label("rank_in_category"), cap.label("cap")).subquery("capped")
         conditions.append(or_(ranked.c.cap.is_(None), ranked.c.rank_in_category <= ranked.c.cap))
     return (
-        select(ranked.c.id, ranked.c.relevance, ranked.c.score)
+        select(ranked.c.id, ranked.c.relevance, ranked.c.match, ranked.c.score)
         .where(*conditions)
         .order_by(ranked.c.score.desc(), ranked.c.id.desc())
         .limit(bindparam("leaders"))

@@ -72,6 +72,9 @@ class Figures(NamedTuple):
     # Each word's memories in the whole table (all agents): counted for the rarer words, estimated from the
     # column's statistics for the commonest (so an agent holds at most that many, up to that estimate).
     matches: dict[str, int]
+    # The question's weight: the sum of its words' idfs, each word counted (a word no memory holds too, at
+    # its highest idf), what ranking.scored divides a BM25 score by for the absolute `match`.
+    weight: float = 1.0
 
 
 class _Word(NamedTuple):  # PostgreSQL
@@ -280,7 +283,33 @@ def bm25_params(words: Sequence[str], searched: Sequence[str]) -> Figures:
             if query and word in searched:
                 weights[word], queries[word] = MIN_IDF, query
     params, slots = _slots(weights, queries, avgdl)
-    return Figures(params, slots, {word: matches for word, _, matches in counted})
+    weight = question_weight((matches for _, _, matches in counted), rows)
+    return Figures(params, slots, {word: matches for word, _, matches in counted}, weight)
+
+
+def question_weight(matches: Iterable[int], rows: int) -> float:
+    """The sum of the idfs of words held by `matches` memories each, of `rows`: a memory holding each word
+    once, at the average length, scores this in BM25 (ranking.K1's factor cancels at tf 1), so a score
+    divided by it is the share of the question a memory matches (ranking.scored's `match`)."""
+    return max(sum(idf(n, rows) for n in matches), MIN_IDF)
+
+
+def sqlite_weight(words: Sequence[str]) -> float:
+    """SQLite: `question_weight` of `words`, each word's memories counted in the FTS5 index (porter-stemmed
+    like the search, over the whole index as bm25() counts them), cached like the other word figures."""
+    if not words:
+        return 1.0
+    key, now = _key() + "#memories", time.monotonic()
+    rows = _sqlite_table(_key(), now)
+    known, missing = _cached_words(key, words, now)
+    if missing:
+        count = "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i}"
+        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
+        values = {f"w{i}": '"' + w.replace('"', '""') + '"' for i, w in enumerate(missing)}
+        counts = {missing[i]: int(n) for i, n in db.session.execute(counting, values)}
+        _remember(key, counts, now)
+        known.update(counts)
+    return question_weight((known[w] for w in words), rows)
 
 
 def _sqlite_table(key: str, now: float) -> int:
