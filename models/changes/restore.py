@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
-
 from models.changes.mutations import restore_memory
+from models.changes.rows import load_row
 from models.changes.rules import is_agent_path
-from models.db import atomic, db, utcnow
-from models.errors import ConstitutionalLocked, DomainError, ImmutableMemory, NotFound, ValidationFailed
-from models.memories.memory import AgentMemory
+from models.db import atomic, utcnow
+from models.errors import ConstitutionalLocked, DomainError, ImmutableMemory, ValidationFailed
+from models.memories.memory import AgentMemory, immutable_tags
 
 
 class PurgeDue(DomainError):
@@ -40,29 +39,23 @@ def restore_deleted(agent_id: int, memory_id: int, *, actor: str, now: datetime 
     if isinstance(memory_id, bool) or not isinstance(memory_id, int):
         raise ValidationFailed("memory id must be an integer")
     with atomic():
-        memory = db.session.scalar(
-            select(AgentMemory)
-            .where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-        if memory is None:
-            raise NotFound(f"memory #{memory_id} not found")
-        if memory.deleted_at is None:
-            raise ValidationFailed(f"memory #{memory_id} is not deleted")
-        if memory.purge_at is not None and memory.purge_at <= (now or utcnow()):
+        # Locked through the row layer (the agent's row first, then the memory's: rows.py), so the
+        # checks below read the row the restore will write.
+        memory = load_row(agent_id, memory_id, active=False)
+        purge_at = memory["purge_at"]
+        if purge_at is not None and purge_at <= (now or utcnow()):
             raise PurgeDue(
-                f"memory #{memory_id} passed its purge date ({memory.purge_at:%Y-%m-%d %H:%M} UTC) and is no "
+                f"memory #{memory_id} passed its purge date ({purge_at:%Y-%m-%d %H:%M} UTC) and is no "
                 "longer restorable",
                 ids=[memory_id],
             )
         if is_agent_path(actor):
-            if memory.constitutional:
+            if memory["constitutional"]:
                 raise ConstitutionalLocked(f"memory #{memory_id} is constitutional", ids=[memory_id])
-            if memory.immutable_tags:
+            tags = immutable_tags(memory["tags"])
+            if tags:
                 raise ImmutableMemory(
-                    f"memory #{memory_id} is tagged {', '.join(sorted(memory.immutable_tags))}; "
-                    "only an admin can restore it",
+                    f"memory #{memory_id} is tagged {', '.join(sorted(tags))}; only an admin can restore it",
                     ids=[memory_id],
                 )
         return restore_memory(agent_id, memory_id, actor=actor)

@@ -1,8 +1,8 @@
 """The memory rows the mutation path changes: locked, read, written and snapshotted with Core statements.
 
-Shared by every module that writes `agent_memories` (`mutations.py`, `ttl.py`): each loads its rows here,
-locked before their "before" state is read (ARCHITECTURE.md, "Transactions"), writes them here, and hands
-its caller ORM objects made here.
+Shared by every module that writes `agent_memories` (`mutations.py`, `ttl.py`, `restore.py`, the Time
+Machine): each loads its rows here, locked before their "before" state is read (ARCHITECTURE.md,
+"Transactions"), writes them here, and hands its caller ORM objects made here.
 
 A tool call's cost was the ORM's (loading objects, the unit-of-work flush), not the database's: the
 mutation path works on plain dicts of every column, with statements built once and bound at execution,
@@ -22,12 +22,15 @@ from models.agents.agent import Agent
 from models.db import db, refresh_loaded, utcnow
 from models.errors import NotFound, ValidationFailed
 from models.history.audit import (
+    AuditContent,
     file_content,
+    insert_many,
     insert_one,
     latest_contents,
     newest_content_columns,
     remember_content_ref,
     snapshot_values,
+    text_sha,
 )
 from models.memories.memory import AgentMemory, content_fields
 
@@ -164,6 +167,8 @@ def load_rows(agent_id: int, memory_ids: Any, *, minimum: int = 1) -> list[Row]:
 def write_rows(memories: list[Row], values: dict[str, Any]) -> None:
     """Set the same column values on these locked rows: one UPDATE (the columns it sets are the keys
     given, bound at execution), and on the dicts the after-snapshots are taken from."""
+    if not memories:
+        return
     db.session.execute(_UPDATE, {"locked_ids": [m["id"] for m in memories], **values})
     for memory in memories:
         memory.update(values)
@@ -208,3 +213,48 @@ def insert_row(
     del memory["id"]
     memory["id"] = db.session.execute(_INSERT, memory).scalar_one()
     return memory
+
+
+def read_rows(agent_id: int, memory_ids: list[int]) -> dict[int, Row]:
+    """These memories of this agent as they are, unlocked (a preview: nothing will be written)."""
+    stmt = select(MEMORIES).where(MEMORIES.c.id.in_(memory_ids), MEMORIES.c.agent_id == agent_id)
+    return {row["id"]: dict(row) for row in db.session.execute(stmt).mappings()}
+
+
+def write_each(changes: list[tuple[Row, dict[str, Any]]]) -> None:
+    """Set each locked row's own values (the same columns for all): one executemany UPDATE, and on the
+    dicts; the session's loaded copies, if any, see the values as a fresh load would."""
+    if not changes:
+        return
+    names = sorted(changes[0][1])
+    stmt = (
+        update(MEMORIES)
+        .where(MEMORIES.c.id == bindparam("row_id"))
+        .values({name: bindparam(f"new_{name}") for name in names})
+    )
+    db.session.execute(
+        stmt, [{"row_id": row["id"], **{f"new_{n}": values[n] for n in names}} for row, values in changes]
+    )
+    for row, values in changes:
+        row.update(values)
+        refresh_loaded(AgentMemory, row["id"], values)
+
+
+def file_texts(memories: list[Row]) -> list[int]:
+    """File these rows' current texts as their newest audit_contents rows, in one multi-row INSERT; the
+    new rows' ids, in order (the set-based `file_content`, for the Time Machine's many rows)."""
+    if not memories:
+        return []
+    values = [
+        {
+            "memory_id": m["id"],
+            "sha256": text_sha(m["content"]),
+            "content": m["content"],
+            "token_estimate": m["token_estimate"],
+        }
+        for m in memories
+    ]
+    ids = list(db.session.scalars(insert_many(AuditContent.__table__), values).all())
+    for value, content_id in zip(values, ids, strict=True):
+        remember_content_ref(value["memory_id"], content_id, value["sha256"])
+    return ids

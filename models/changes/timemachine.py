@@ -8,7 +8,11 @@ records under a fresh op_id, so it can itself be rolled back.
 
 Rolling back an operation or a session refuses when a later change touched the same memory
 (`RollbackConflict`): restoring over it would silently lose that later change. Rolling an agent
-back to a point in time covers every later change by construction.
+back to a point in time covers every later change by construction. The circuit breaker's session
+rollback may not refuse (`leave_conflicts`): it undoes every operation that can be undone exactly
+and leaves in place, and names, each operation a later change depends on.
+
+Rows are locked, read, written and snapshotted through `rows.py`, as the mutation path's are.
 """
 
 from __future__ import annotations
@@ -20,23 +24,29 @@ from typing import Any
 
 from sqlalchemy import select
 
+from models.changes.rows import (
+    Row,
+    file_texts,
+    lock_agent,
+    lock_rows,
+    read_rows,
+    snapshot_row,
+    write_each,
+    write_rows,
+)
 from models.changes.rules import check_actor
 from models.db import atomic, db, guard_privilege, utcnow
 from models.errors import NotFound, RollbackConflict, ValidationFailed
 from models.history.audit import (
     AuditContent,
     AuditLog,
-    content_sha,
-    file_content,
-    file_contents,
-    latest_contents,
     new_op_id,
     restore_fields,
     snapshot_values,
+    text_sha,
     write_audits,
 )
 from models.history.session import RefinementSession
-from models.memories.memory import SNAPSHOT_FIELDS, AgentMemory
 from models.parsing import to_utc
 
 
@@ -59,6 +69,8 @@ class RollbackPlan:
     record_ids: list[int]
     targets: OrderedDict[int, dict | None]
     changes: list[MemoryChange] = field(default_factory=list)
+    rows: dict[int, Row] = field(default_factory=dict)  # the memories as read (locked when applying)
+    left: dict[str, list] = field(default_factory=dict)  # op_ids / memory_ids left in place (leave_conflicts)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -75,6 +87,7 @@ class RollbackPlan:
             "unrecoverable": [c.memory_id for c in self.changes if c.action == "unrecoverable"],
             "active_delta": sum(int(c.active_after) - int(c.active_now) for c in self.changes),
             "core_token_delta": sum(core_tokens(c, True) - core_tokens(c, False) for c in self.changes),
+            **({"left_in_place": self.left} if self.left else {}),
         }
 
 
@@ -109,7 +122,12 @@ def _changed_memory(record: AuditLog) -> int | None:
 
 
 def _plan(
-    agent_id: int, records: list[AuditLog], scope: dict[str, Any], check_conflicts: bool, lock: bool = False
+    agent_id: int,
+    records: list[AuditLog],
+    scope: dict[str, Any],
+    check_conflicts: bool,
+    lock: bool = False,
+    leave_conflicts: bool = False,
 ) -> RollbackPlan:
     changed = sorted(
         (
@@ -119,53 +137,37 @@ def _plan(
         ),
         key=lambda pair: pair[0].id,
     )
-    targets: OrderedDict[int, dict | None] = OrderedDict()
-    for record, memory_id in changed:
-        targets.setdefault(memory_id, record.before)  # earliest record wins: the state before it
-    plan = RollbackPlan(
-        agent_id=agent_id, scope=scope, record_ids=[r.id for r, _ in changed], targets=targets
-    )
-    if not targets:
+    touched = list(dict.fromkeys(memory_id for _, memory_id in changed))
+    plan = RollbackPlan(agent_id=agent_id, scope=scope, record_ids=[], targets=OrderedDict())
+    if not touched:
         return plan
-    # Applying: lock the rows first, so no change can slip in between the conflict check and the restore.
-    # Every lookup by memory id is also by agent: an id names one memory of one agent, and this
-    # rollback may only ever touch the agent whose records it replays.
-    stmt = (
-        select(AgentMemory)
-        .where(AgentMemory.id.in_(list(targets)), AgentMemory.agent_id == agent_id)
-        .order_by(AgentMemory.id)
-    )
-    if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    rows = {m.id: m for m in db.session.scalars(stmt).all()}
+    # Applying: lock the rows first (the agent's row, then the memories': rows.py), so no change can slip
+    # in between the conflict check and the restore. Every lookup by memory id is also by agent: an id
+    # names one memory of one agent, and this rollback may only ever touch the agent whose records it
+    # replays.
+    plan.rows = lock_rows(agent_id, touched) if lock else read_rows(agent_id, touched)
     if check_conflicts:
-        ids = set(plan.record_ids)
-        later = sorted(
-            {
-                memory_id
-                for r in db.session.scalars(
-                    select(AuditLog)
-                    .where(AuditLog.memory_id.in_(list(targets)), AuditLog.agent_id == agent_id)
-                    .where(AuditLog.id > min(ids))
-                    .where(AuditLog.id.not_in(ids))
-                )
-                if (memory_id := _changed_memory(r)) is not None
-            }
-        )
-        if later:
+        later = _later_records(agent_id, touched, {r.id for r, _ in changed})
+        if leave_conflicts:
+            changed, plan.left = _undoable(changed, later)
+        elif later:
+            ids = sorted({memory_id for _, memory_id in later})
             raise RollbackConflict(
                 "later changes touched the same memories ("
-                + ", ".join(f"#{i}" for i in sorted(later))
+                + ", ".join(f"#{i}" for i in ids)
                 + "); roll those back first, or roll the agent back to a point in time",
-                memory_ids=sorted(later),
+                memory_ids=ids,
             )
-    for memory_id, target in targets.items():
-        row = rows.get(memory_id)
+    plan.record_ids = [r.id for r, _ in changed]
+    for record, memory_id in changed:
+        plan.targets.setdefault(memory_id, record.before)  # earliest record wins: the state before it
+    for memory_id, target in plan.targets.items():
+        row = plan.rows.get(memory_id)
         if row is None:  # purged: its text is gone for good, and the purge said so in the log
             plan.changes.append(MemoryChange(memory_id, "unrecoverable", 0, 0, False, False))
             continue
-        now_active = row.deleted_at is None
-        now_tokens = _core_tokens(now_active, row.memory_type, row.token_estimate)
+        now_active = row["deleted_at"] is None
+        now_tokens = _core_tokens(now_active, row["memory_type"], row["token_estimate"])
         if target is None:
             plan.changes.append(MemoryChange(memory_id, "remove", now_tokens, 0, now_active, False))
         else:
@@ -177,6 +179,53 @@ def _plan(
     return plan
 
 
+def _later_records(agent_id: int, memory_ids: list[int], ids: set[int]) -> list[tuple[int, int]]:
+    """(record id, memory id) of every change to these memories after the first of `ids` that is not
+    one of them: what a rollback of `ids` would overwrite."""
+    rows = db.session.execute(
+        select(AuditLog.id, AuditLog.memory_id, AuditLog.before, AuditLog.after)
+        .where(AuditLog.memory_id.in_(memory_ids), AuditLog.agent_id == agent_id)
+        .where(AuditLog.id > min(ids), AuditLog.id.not_in(ids))
+    ).all()
+    # JSON null and SQL NULL both mean "no snapshot": such a record changed no row.
+    return [
+        (r.id, r.memory_id) for r in rows if r.memory_id is not None and (r.before or r.after) is not None
+    ]
+
+
+def _undoable(
+    changed: list[tuple[AuditLog, int]], later: list[tuple[int, int]]
+) -> tuple[list[tuple[AuditLog, int]], dict[str, list]]:
+    """The records of the operations that can be undone exactly, and what is left in place.
+
+    An operation is left when a change to one of its memories came after it and is not undone with it
+    (another actor's, or one of this session's that is itself left): restoring its before-state would
+    overwrite that change. Leaving one may leave earlier ones, so this repeats until nothing changes."""
+    on_memory: dict[int, list[int]] = {}
+    for record_id, memory_id in [*((r.id, m) for r, m in changed), *later]:
+        on_memory.setdefault(memory_id, []).append(record_id)
+    undone = {r.op_id for r, _ in changed}
+    while True:
+        kept = {r.id for r, _ in changed if r.op_id in undone}
+        blocked = {
+            r.op_id
+            for r, m in changed
+            if r.op_id in undone and any(i > r.id and i not in kept for i in on_memory[m])
+        }
+        if not blocked:
+            break
+        undone -= blocked
+    left = [(r, m) for r, m in changed if r.op_id not in undone]
+    return [(r, m) for r, m in changed if r.op_id in undone], (
+        {
+            "op_ids": list(dict.fromkeys(r.op_id for r, _ in left)),
+            "memory_ids": sorted({m for _, m in left}),
+        }
+        if left
+        else {}
+    )
+
+
 def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
     """Apply a plan (see `_restore`) with the database guard open: a rollback writes back exactly what
     the audit log recorded, constitutional rows included (migration 0008)."""
@@ -185,79 +234,65 @@ def _apply(plan: RollbackPlan, actor: str) -> RollbackResult:
 
 
 def _restore(plan: RollbackPlan, actor: str) -> RollbackResult:
-    """Apply a plan whose rows `_plan` has locked. Set-based: the rows, their current content
-    references and the target texts are read once for all memories; new text references and the
-    audit records are written in multi-row INSERTs; so a rollback costs a handful of round trips
-    whatever it touches."""
+    """Apply a plan whose rows `_plan` has locked. Set-based: the target texts are read once for all
+    memories, the rows written in a few statements (one for every row soft-deleted, one executemany for
+    every row restored), new text references and the audit records in multi-row INSERTs; so a rollback
+    costs a handful of round trips whatever it touches."""
     agent_id = plan.agent_id
     tokens_before = _agent_core_tokens(agent_id)
-    op_id = new_op_id()
-    ids = [c.memory_id for c in plan.changes if c.action != "unrecoverable"]
-    rows = (
-        {
-            m.id: m
-            for m in db.session.scalars(
-                select(AgentMemory).where(AgentMemory.id.in_(ids), AgentMemory.agent_id == agent_id)
-            )
-        }
-        if ids
-        else {}
-    )
-    current = latest_contents(ids) if ids else {}
-    wanted = {t["content_ref"] for m, t in plan.targets.items() if m in rows and t is not None}
+    wanted = {t["content_ref"] for m, t in plan.targets.items() if m in plan.rows and t is not None}
     # The target texts, into the identity map (held here: it keeps objects only weakly), so
     # restore_fields reads none of them again.
     texts = (
         db.session.scalars(select(AuditContent).where(AuditContent.id.in_(wanted))).all() if wanted else []
     )
-    pending: list[tuple[AgentMemory, dict, dict]] = []  # (row, before, after without its content_ref)
+    unlock: list[Row] = []  # constitutional rows to unlock first: the database refuses to delete them
+    removed: list[Row] = []  # soft-deleted: the row did not exist at the restore point
+    restored: list[tuple[Row, dict[str, Any]]] = []
+    befores: dict[int, tuple[dict, str]] = {}  # memory id -> (its before-snapshot, its text's sha256)
     for change in plan.changes:
         if change.action == "unrecoverable":
             continue
-        row = rows[change.memory_id]
-        target = plan.targets[change.memory_id]
-        ref, sha = current.get(row.id, (None, None))
-        # The text changed outside the mutation path, or was never filed: file it now.
-        if ref is None or content_sha(row) != sha:
-            ref, sha = file_content(row.id, row.content, row.token_estimate), content_sha(row)
-        before = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
+        row, target = plan.rows[change.memory_id], plan.targets[change.memory_id]
         if target is None:
-            if row.deleted_at is None:
-                now = utcnow()
-                # The row did not exist at the restore point. Clear the lock first, in its own
-                # statement: the database refuses to soft-delete a row that is still constitutional.
-                if row.constitutional:
-                    row.constitutional = False
-                    db.session.flush()
-                row.deleted_at = now
-                row.updated_at = now
+            if row["deleted_at"] is not None:
+                continue  # already in the target state: nothing changes, nothing to record
+            removed.append(row)
+            going = True
         else:
             values = restore_fields(target)
             if values["content"] is None:  # text redacted by a purge: nothing exact to restore
                 change.action = "unrecoverable"
                 continue
-            if row.constitutional and row.deleted_at is None and values["deleted_at"] is not None:
-                row.constitutional = False
-                db.session.flush()
-            for name, value in values.items():
-                setattr(row, name, value)
-        after = snapshot_values({f: getattr(row, f) for f in SNAPSHOT_FIELDS}, ref)
-        if content_sha(row) != sha:
-            after["content_ref"] = None  # filed below, with the others
-        elif after == before:  # already in the target state: nothing changed, nothing to record
-            continue
-        pending.append((row, before, after))
+            restored.append((row, values))
+            going = row["deleted_at"] is None and values["deleted_at"] is not None
+        if row["constitutional"] and going:
+            unlock.append(row)
+        # The text changed outside the mutation path, or was never filed: snapshot_row files it now.
+        befores[row["id"]] = snapshot_row(row), text_sha(row["content"])
     del texts
-    db.session.flush()  # the restored rows, before their texts and audit records
+    now = utcnow()
+    write_rows(unlock, {"constitutional": False})
+    write_rows(removed, {"deleted_at": now, "updated_at": now})
+    write_each(restored)
+    pending = []  # (row, before, after without its content_ref when the text changed)
+    for row in [*removed, *(r for r, _ in restored)]:
+        before, sha = befores[row["id"]]
+        same_text = text_sha(row["content"]) == sha
+        after = snapshot_values(row, before["content_ref"] if same_text else 0)
+        if same_text and after == before:  # already in the target state: nothing to record
+            continue
+        pending.append((row, before, after if same_text else {**after, "content_ref": None}))
     refiled = [row for row, _, after in pending if after["content_ref"] is None]
-    new_refs = dict(zip((r.id for r in refiled), file_contents(refiled), strict=True))
+    new_refs = dict(zip((r["id"] for r in refiled), file_texts(refiled), strict=True))
+    op_id = new_op_id()
     records = []
     for row, before, after in pending:
         if after["content_ref"] is None:
-            after["content_ref"] = new_refs[row.id]
+            after["content_ref"] = new_refs[row["id"]]
         records.append(
             {
-                "op_id": op_id, "actor": actor, "action": "rollback", "agent_id": agent_id, "memory_id": row.id,
+                "op_id": op_id, "actor": actor, "action": "rollback", "agent_id": agent_id, "memory_id": row["id"],
                 "before": before, "after": after, "data": {"rollback_of": plan.scope},
             }
         )  # fmt: skip
@@ -293,10 +328,12 @@ def _op_records(op_id: str) -> tuple[int, list[AuditLog], dict]:
     return agent_id, list(records), {"rollback_of": "operation", "target_op_id": op_id}
 
 
-def _session_records(session_id: int) -> tuple[int, list[AuditLog], dict]:
+def _session_records(session_id: int, lock: bool = False) -> tuple[int, list[AuditLog], dict]:
     session = db.session.get(RefinementSession, session_id) if isinstance(session_id, int) else None
     if session is None:
         raise NotFound(f"refinement session {session_id} not found")
+    if lock:  # the agent's writers wait from here on (rows.py): no record of the session can be added
+        lock_agent(session.agent_id)
     records = db.session.scalars(
         select(AuditLog)
         .where(AuditLog.session_id == session_id, AuditLog.memory_id.is_not(None))
@@ -305,10 +342,14 @@ def _session_records(session_id: int) -> tuple[int, list[AuditLog], dict]:
     return session.agent_id, list(records), {"rollback_of": "session", "session_id": session_id}
 
 
-def _point_in_time_records(agent_id: int, to: datetime) -> tuple[int, list[AuditLog], dict]:
+def _point_in_time_records(
+    agent_id: int, to: datetime, lock: bool = False
+) -> tuple[int, list[AuditLog], dict]:
     if not isinstance(to, datetime):
         raise ValidationFailed("a point in time is required")
     to = to_utc(to)
+    if lock:  # the agent's writers wait from here on (rows.py): every later change is in the records read
+        lock_agent(agent_id)
     records = db.session.scalars(
         select(AuditLog)
         .where(AuditLog.agent_id == agent_id, AuditLog.created_at > to, AuditLog.memory_id.is_not(None))
@@ -348,17 +389,25 @@ def rollback_audit_record(audit_id: int, *, actor: str) -> RollbackResult:
     return rollback_operation(record.op_id, actor=actor)
 
 
-def rollback_session(session_id: int, *, actor: str) -> RollbackResult:
-    """Undo every memory change a refinement session made, in one transaction."""
+def rollback_session(session_id: int, *, actor: str, leave_conflicts: bool = False) -> RollbackResult:
+    """Undo every memory change a refinement session made, in one transaction.
+
+    A later change to one of its memories refuses the whole rollback (`RollbackConflict`), unless
+    `leave_conflicts` (the circuit breaker, which must not fail): then every operation that can be undone
+    exactly is, and the ones a later change depends on are left in place and named in the result's
+    `left_in_place` (op_ids, memory_ids)."""
     check_actor(actor)
     with atomic():
-        agent_id, records, scope = _session_records(session_id)
-        return _apply(_plan(agent_id, records, scope, check_conflicts=True, lock=True), actor)
+        agent_id, records, scope = _session_records(session_id, lock=True)
+        plan = _plan(
+            agent_id, records, scope, check_conflicts=True, lock=True, leave_conflicts=leave_conflicts
+        )
+        return _apply(plan, actor)
 
 
 def rollback_agent(agent_id: int, to: datetime, *, actor: str) -> RollbackResult:
     """Put every memory of the agent back as it was at `to` (UTC)."""
     check_actor(actor)
     with atomic():
-        agent_id, records, scope = _point_in_time_records(agent_id, to)
+        agent_id, records, scope = _point_in_time_records(agent_id, to, lock=True)
         return _apply(_plan(agent_id, records, scope, check_conflicts=False, lock=True), actor)
