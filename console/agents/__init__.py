@@ -1,6 +1,6 @@
 """The agents overview, the agent page (settings, refinement trigger and progress, sessions)."""
 
-from . import quotas, routes  # registers the routes on the blueprint
+from . import quotas, routes, safeguards  # registers the routes on the blueprint
 from .blueprint import bp
 
 __all__ = ["bp"]
