@@ -69,7 +69,7 @@ def test_the_story_separates_dedup_from_the_models_work_and_says_what_to_do(app,
     db.session.refresh(agent)
     with app.test_request_context():
         story = session_outcome(session, agent, agent.core_tokens, held=True)
-    assert story.headline == "The model chose to change nothing."
+    assert story.headline == "The built-in offline refiner chose to change nothing."
     assert f"core went from {before_dedup:,} to {session.tokens_before:,} tokens" in story.before[0]
     assert "removed 3 exact duplicates" in story.before[0]
     assert (

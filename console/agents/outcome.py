@@ -14,6 +14,7 @@ from flask import url_for
 
 from console.web.glossary import TRIGGERS
 from models import Agent, RefinementSession, db
+from models.readmodels.sessions import SessionStatus, session_statuses
 from models.refinement.due import held_agents
 
 OPERATION_STATS = (
@@ -56,11 +57,19 @@ def _operations(stats: dict) -> str:
 
 
 def session_outcome(
-    session: RefinementSession, agent: Agent, core_tokens: int, *, held: bool = False
+    session: RefinementSession,
+    agent: Agent,
+    core_tokens: int,
+    *,
+    held: bool = False,
+    state: SessionStatus | None = None,
 ) -> Outcome:
-    """The story of one finished session (see the module docstring)."""
+    """The story of one finished session (see the module docstring). `state` is the session's status
+    as it stands now (models/readmodels/sessions.py): a session rolled back since says so."""
     stats = session.stats if isinstance(session.stats, dict) else {}
     offline = (session.model or "").startswith("offline")
+    # Who did the work, in words: with no model configured it was the built-in refiner, not "the model".
+    worker = "The built-in offline refiner" if offline else "The agent's model"
     budget = agent.core_token_budget
     story = Outcome(tone="ok", headline="")
 
@@ -82,11 +91,11 @@ def session_outcome(
     )
     status = session.status
     if status == "completed" and ops:
-        story.headline = f"The model made {_plural(ops, 'operation', 'operations')}."
+        story.headline = f"{worker} made {_plural(ops, 'operation', 'operations')}."
         detail = _operations(stats)
         story.during.append((detail + "; " if detail else "") + change + ".")
     elif status == "completed":
-        story.headline = "The model chose to change nothing."
+        story.headline = f"{worker} chose to change nothing."
         why = (
             "The built-in offline refiner merges only memories that state exactly the same fact; it found none."
             if offline
@@ -97,7 +106,12 @@ def session_outcome(
         story.tone = "warn"
         story.headline = "The agent declined to refine its memory."
         story.during.append(
-            "Its model answered the consent question with anything but an explicit yes, so nothing changed."
+            (
+                "The built-in policy (no model configured) answered the consent question: no"
+                if offline
+                else "Its model answered the consent question with anything but an explicit yes"
+            )
+            + ", so nothing changed."
         )
     elif status == "skipped":
         story.headline = "The session was skipped."
@@ -129,8 +143,12 @@ def session_outcome(
         story.headline = f"The session is {status.replace('_', ' ')}."
     chars = stats.get("consent_reason_chars")
     if isinstance(chars, int) and chars and status in ("completed", "consent_declined"):
+        answer = "yes" if status == "completed" else "no"
         story.during.append(
-            f"The model gave a reason with its answer ({chars:,} characters); its words are the agent's own and are not shown."
+            f"The built-in policy (no model configured) answered the consent question: {answer}."
+            if offline
+            else f"The agent's model answered the consent question ({answer}) with a reason of {chars:,} "
+            "characters; its words are the agent's own and are not shown."
         )
     if session.trigger:
         story.during.append(f"Started by {TRIGGERS.get(session.trigger, session.trigger.replace('_', ' '))}.")
@@ -172,7 +190,19 @@ def session_outcome(
             )
     else:
         story.now = f"Now {core_tokens:,} of {budget:,} core tokens ({percent}%): within budget."
-    if ops and status in ("completed", "incomplete"):
+    if state is not None and state.rolled_back and state.rollback is not None:
+        story.tone = "warn"
+        story.during.insert(0, story.headline)
+        story.headline = f"Rolled back by {state.by}: every change of this session is undone."
+        story.next_steps.append(
+            Step(
+                "Put the session's changes back if the rollback was a mistake; that too is audited.",
+                url_for("timeline.confirm_operation", op_id=state.rollback.op_id),
+                "Undo the rollback…",
+                dialog=True,
+            )
+        )
+    elif ops and status in ("completed", "incomplete"):
         story.next_steps.append(
             Step(
                 "Undo the whole session if its changes are wrong; the rollback can itself be undone.",
@@ -184,10 +214,12 @@ def session_outcome(
     return story
 
 
-def outcome_for(session: RefinementSession) -> Outcome | None:
-    """The outcome of a finished session, against the agent's totals today; None while it runs."""
+def outcome_for(session: RefinementSession, state: SessionStatus | None = None) -> Outcome | None:
+    """The outcome of a finished session, against the agent's totals today and its status now (looked
+    up when not given); None while it runs."""
     if not session.finished:
         return None
     agent = db.session.get(Agent, session.agent_id)
     held = session.agent_id in held_agents([session.agent_id])
-    return session_outcome(session, agent, agent.core_tokens, held=held)
+    state = state or session_statuses([session])[session.id]
+    return session_outcome(session, agent, agent.core_tokens, held=held, state=state)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from urllib.parse import urlparse
 
 from flask import abort, flash, request, url_for
 from flask_login import current_user
@@ -18,11 +19,12 @@ from console.web.lookups import get_agent
 from infra.queues import get_rq
 from jobs.triggers import enqueue_refinement
 from models import Agent, DomainError, db
+from models.agents.quotas import usage
 from models.changes.agent_settings import update_agent_settings
 from models.history.session import SESSION_STATUSES
 from models.parsing import parse_id
 from models.readmodels.dashboard import DASHBOARD_FILTERS, DASHBOARD_SORTS, dashboard_agents
-from models.readmodels.sessions import recent_sessions, session_metadata
+from models.readmodels.sessions import recent_sessions, session_metadata, session_statuses
 
 from .blueprint import bp
 from .outcome import outcome_for
@@ -55,6 +57,7 @@ def dashboard():
         page = pages
         agents, total = fetch(page)
     rows = agent_rows(agents, current_user.id, build_histories=False)
+    statuses = session_statuses([row.last for row in rows])
     pending = [row.agent.id for row in rows if row.series is None]
     args = {"q": query} if query else {}
     if sort != "name" or descending:
@@ -64,6 +67,7 @@ def dashboard():
         "agents/dashboard.html",
         "agents/_agents_table.html",
         rows=rows,
+        statuses=statuses,
         query=query,
         sort=sort,
         descending=descending,
@@ -115,30 +119,31 @@ def sparklines():
     return render("agents/_sparklines.html", agents=agents, series=sparkline_series(list(agents)))
 
 
-def _agent_context(agent: Agent) -> dict:
+def agent_context(agent: Agent) -> dict:
     (row,) = agent_rows([agent], current_user.id)
     sessions = recent_sessions(agent.id)
     live = next((s for s in sessions if s.status in ("queued", "running")), None)
-    return {"agent": agent, "row": row, "sessions": sessions, "live": live}
+    statuses = session_statuses([*sessions, row.last])
+    return {"agent": agent, "row": row, "sessions": sessions, "live": live, "statuses": statuses}
 
 
 @bp.get("/agents/<int:agent_id>")
 def agent_page(agent_id: int):
     """One agent: figures, settings, the refinement trigger with live progress, its sessions."""
     agent = get_agent(agent_id)
-    return render("agents/agent.html", **_agent_context(agent))
+    return render("agents/agent.html", **agent_context(agent))
 
 
 @bp.get("/agents/<int:agent_id>/summary")
 def summary(agent_id: int):
     agent = get_agent(agent_id)
-    return render("agents/agent.html", "agents/_summary.html", **_agent_context(agent))
+    return render("agents/agent.html", "agents/_summary.html", **agent_context(agent))
 
 
 @bp.get("/agents/<int:agent_id>/sessions")
 def sessions(agent_id: int):
     agent = get_agent(agent_id)
-    return render("agents/agent.html", "agents/_sessions.html", **_agent_context(agent))
+    return render("agents/agent.html", "agents/_sessions.html", **agent_context(agent))
 
 
 def _parse_settings(form) -> tuple[dict, list[str]]:
@@ -183,7 +188,12 @@ def settings(agent_id: int):
     elif not errors:
         message = "Nothing changed."
     db.session.refresh(agent)
-    context = {**_agent_context(agent), "settings_errors": errors, "settings_message": message}
+    context = {
+        **agent_context(agent),
+        "settings_errors": errors,
+        "settings_message": message,
+        "settings_saved": bool(message) and not errors,
+    }
     if not is_htmx():
         for text in errors:
             flash(text, "error")
@@ -206,14 +216,16 @@ def refine(agent_id: int):
             "agents/agent.html",
             "agents/_refinement.html",
             status=503,
-            **_agent_context(agent),
+            **agent_context(agent),
             refine_error="The job queue is unreachable; nothing was queued.",
         )
     if not is_htmx():
         return redirect_to(url_for("agents.agent_page", agent_id=agent.id))
-    context = _agent_context(agent)
+    context = agent_context(agent)
     context["live"] = session
-    return render("agents/agent.html", "agents/_refinement.html", **context, job=_job_state(session.job_id))
+    return render(
+        "agents/agent.html", "agents/_refinement.html", **context, job=_job_state(session.job_id), queued=True
+    )
 
 
 def _job_state(job_id: str | None) -> dict | None:
@@ -237,18 +249,28 @@ def _job_state(job_id: str | None) -> dict | None:
     }
 
 
+def _on_agent_page(agent_id: int) -> bool:
+    """Whether this htmx request comes from the agent's own page (the panels to refresh are there)."""
+    return urlparse(request.headers.get("HX-Current-URL", "")).path == f"/agents/{agent_id}"
+
+
 @bp.get("/sessions/<int:session_id>/progress")
 def progress(session_id: int):
     """The progress widget: it replaces itself and polls only while the session is queued or running."""
     session = session_metadata(session_id)
     if session is None:
         abort(404, description=f"There is no refinement session #{session_id}.")
+    panels = None
+    if session.finished and is_htmx() and _on_agent_page(session.agent_id):
+        agent = get_agent(session.agent_id)
+        panels = {**agent_context(agent), "usage": usage(agent.id)}
     response = render(
         "agents/progress_page.html",
         "agents/_progress.html",
         session=session,
         job=_job_state(session.job_id),
         outcome=outcome_for(session),
+        panels=panels,
     )
     if session.finished:
         response.headers["HX-Trigger"] = "refinement-finished"

@@ -169,7 +169,7 @@ def revoke(grant_id: int):
     grant = _own_grant(grant_id)
     try:
         revoke_grant(grant.id, actor=current_user.actor)
-        flash(f"Grant #{grant.id} closed.", "info")
+        flash(f"Grant #{grant.id} is revoked: nothing of this agent's memory is readable under it.", "info")
     except DomainError as err:
         db.session.rollback()
         flash(err.message, "error")

@@ -9,8 +9,8 @@ from console.web.htmx import is_htmx, page_number, redirect_to, render
 from console.web.lookups import get_agent
 from models import MEMORY_TYPES, DomainError, db
 from models.admins.mechanic import active_grant
-from models.changes.mutations import set_constitutional
-from models.changes.restore import restore_deleted
+from models.changes import write
+from models.readmodels.dashboard import memory_stats
 from models.readmodels.memories_list import MEMORY_SORTS, MEMORY_STATES, memory_metadata, memory_page
 
 from .blueprint import bp
@@ -79,6 +79,7 @@ def index(agent_id: int):
         memory_types=MEMORY_TYPES,
         states=MEMORY_STATES,
         grant=active_grant(agent.id, current_user.id),
+        stats=memory_stats([agent.id])[agent.id],
     )
 
 
@@ -91,7 +92,7 @@ def toggle_constitutional(agent_id: int, memory_id: int):
         abort(400, description="Say value=true or value=false.")
     error = message = None
     try:
-        set_constitutional(agent.id, memory_id, wanted == "true", actor=current_user.actor)
+        write.protect(agent.id, memory_id, wanted == "true", actor=current_user.actor)
         message = (
             f"Memory #{memory_id} is locked: no agent, job or refinement can delete, merge or rewrite it."
             if wanted == "true"
@@ -113,6 +114,7 @@ def toggle_constitutional(agent_id: int, memory_id: int):
         memory=memory,
         row_error=error,
         row_message=message,
+        row_stats=None if error else memory_stats([agent.id])[agent.id],
         status=409 if error else 200,
     )
 
@@ -124,7 +126,7 @@ def restore(agent_id: int, memory_id: int):
     agent = get_agent(agent_id)
     error = None
     try:
-        restore_deleted(agent.id, memory_id, actor=current_user.actor)
+        write.restore(agent.id, memory_id, actor=current_user.actor)
     except DomainError as err:
         db.session.rollback()
         error = err.message
@@ -134,5 +136,10 @@ def restore(agent_id: int, memory_id: int):
     if not is_htmx():
         return redirect_to(url_for("memories.index", agent_id=agent.id, state="deleted"))
     return render(
-        "memories/_row.html", agent=agent, memory=memory, row_error=error, status=409 if error else 200
+        "memories/_row.html",
+        agent=agent,
+        memory=memory,
+        row_error=error,
+        row_stats=None if error else memory_stats([agent.id])[agent.id],
+        status=409 if error else 200,
     )

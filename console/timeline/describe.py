@@ -6,9 +6,11 @@ so only known keys with the expected value types are described; anything else is
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from console.web import glossary
+from console.web.filters import when
 from models import Agent, User
 from models.changes.rules import EDITABLE_FIELDS
 from models.readmodels.timeline import TimelineOp
@@ -107,7 +109,17 @@ def details(op: TimelineOp) -> list[str]:
                 add("refinement prompt changed (its text is the agent's own and is not shown)")
         if isinstance(data.get("grant_id"), int):
             add(f"grant #{data['grant_id']}")
+        consent = record.action == "refinement_consent" and isinstance(data.get("consent"), bool)
+        if consent:  # who answered, and the answer: "decided by: policy" alone left the answer out
+            who = (
+                "the built-in policy (no model configured)"
+                if data.get("decided_by") == "policy"
+                else "the agent"
+            )
+            add(f"{who} answered {'yes' if data['consent'] else 'no'}")
         for key in WORDS:
+            if consent and key == "decided_by":
+                continue
             word = _word(data.get(key))
             if word:
                 add(f"{key.replace('_', ' ')}: {glossary.plain(word)}")
@@ -142,3 +154,13 @@ def details(op: TimelineOp) -> list[str]:
             + (f" +{len(hashes) - 3} more" if len(hashes) > 3 else "")
         )
     return out
+
+
+def operation_title(action: str, data: Any, created_at: datetime) -> str:
+    """The rollback dialog's heading for one operation, in words: what it did and when (never its hash)."""
+    at = when(created_at)
+    scope = data.get("rollback_of") if isinstance(data, dict) else None
+    if action == "rollback":
+        undid = _rollback(scope)
+        return f"Undo the rollback of {at}" + (f" (it {undid})" if undid else "")
+    return f"Roll back “{glossary.action(action)}” of {at}"

@@ -5,12 +5,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from flask import abort, flash, request, url_for
+from flask import abort, request, url_for
 from flask_login import current_user
 
 from console.agents.outcome import outcome_for
+from console.web.filters import display_zone, from_local_input, when
 from console.web.glossary import ACTIONS
-from console.web.htmx import redirect_to, render
+from console.web.htmx import render
 from console.web.lookups import get_agent
 from models import Agent, AuditLog, DomainError, NotFound, db
 from models.admins.mechanic import active_grant, record_view
@@ -28,18 +29,18 @@ from models.parsing import BadInput, parse_id, parse_utc
 from models.readmodels.common import agent_names, users_by_id
 from models.readmodels.dashboard import memory_stats
 from models.readmodels.grants import audit_texts
-from models.readmodels.sessions import session_metadata
+from models.readmodels.sessions import session_metadata, session_statuses
 from models.readmodels.timeline import (
     TimelineFilters,
     TimelinePage,
     activity,
-    rollbacks_of_session,
     timeline,
     undoers,
 )
 
+from .after_rollback import after_rollback
 from .blueprint import bp
-from .describe import actor_label, admin_ids, details
+from .describe import actor_label, admin_ids, details, operation_title
 
 OP_ID = re.compile(r"^[0-9a-f-]{8,36}$")
 
@@ -55,7 +56,7 @@ ACTOR = re.compile(r"^(admin|system):[\w.-]{1,40}$")
 
 def _filters() -> TimelineFilters:
     """Timeline filters from the query string (bad values are ignored, never an error page):
-    actor, action, session, and a date range as ISO 8601 (without an offset: UTC)."""
+    actor, action, session, and a date range (a date-time field, read in the admin's zone, or ISO 8601)."""
     actor = request.args.get("actor", "").strip()
     action = request.args.get("action", "").strip()
     return TimelineFilters(
@@ -159,25 +160,30 @@ def activity_feed():
     )
 
 
-@bp.get("/sessions/<int:session_id>")
-def session_page(session_id: int):
-    """A refinement session's figures and its own audit timeline, with a one-click rollback."""
+def _session_context(session_id: int) -> dict:
+    """Everything the session page shows: figures, status as it stands now, outcome, its own timeline."""
     session = session_metadata(session_id)
     if session is None:
         abort(404, description=f"There is no refinement session #{session_id}.")
     agent = get_agent(session.agent_id)
     page = timeline(session_id=session.id, before=_int_arg("before"))
-    context = _timeline_context(agent, page)
-    response = render(
-        "timeline/session.html",
-        "timeline/_ops.html",
-        agent=agent,
-        session=session,
-        rollbacks=rollbacks_of_session(agent.id, session),
-        outcome=outcome_for(session),
-        scope="session",
-        **context,
-    )
+    state = session_statuses([session])[session.id]
+    return {
+        "agent": agent,
+        "session": session,
+        "state": state,  # not "status": render() takes that as the HTTP status
+        "outcome": outcome_for(session, state),
+        "scope": "session",
+        **_timeline_context(agent, page),
+    }
+
+
+@bp.get("/sessions/<int:session_id>")
+def session_page(session_id: int):
+    """A refinement session's figures and its own audit timeline, with a one-click rollback (or, once
+    rolled back, who did it, when, and the undoing of that rollback)."""
+    context = _session_context(session_id)
+    response = render("timeline/session.html", "timeline/_ops.html", **context)
     return _recorded(response, context)
 
 
@@ -185,10 +191,10 @@ def session_page(session_id: int):
 
 
 def _parse_time(value: str | None) -> datetime | None:
-    """ISO 8601 (a datetime-local field too); without an offset it is UTC. Returns naive UTC, clamped
+    """A datetime-local field's value, read in the admin's zone, or ISO 8601 with its offset. Returns naive UTC, clamped
     to years 1-9999 (models/parsing.py); None when empty or malformed (the caller says what to send)."""
     try:
-        return parse_utc(value, field="to")
+        return parse_utc(from_local_input(value), field="to")
     except BadInput:
         return None
 
@@ -212,10 +218,16 @@ class _Rollback:
 def _operation(op_id: str) -> _Rollback:
     if not OP_ID.match(op_id):
         abort(404, description="No such operation.")
-    agent_id = db.session.scalar(db.select(AuditLog.agent_id).where(AuditLog.op_id == op_id).limit(1))
-    if agent_id is None:
+    first = db.session.execute(
+        db.select(AuditLog.agent_id, AuditLog.action, AuditLog.created_at, AuditLog.data)
+        .where(AuditLog.op_id == op_id)
+        .order_by(AuditLog.id)
+        .limit(1)
+    ).first()
+    if first is None or first.agent_id is None:
         abort(404, description="No such operation.")
-    title = f"Roll back operation {op_id[:8]}"
+    agent_id = first.agent_id
+    title = operation_title(first.action, first.data, first.created_at)
     return _Rollback(
         get_agent(agent_id), title, title, "timeline.rollback_op", {"op_id": op_id},
         lambda: plan_operation_rollback(op_id), lambda actor: rollback_operation(op_id, actor=actor),
@@ -235,7 +247,7 @@ def _session(session_id: int) -> _Rollback:
 
 def _point_in_time(agent: Agent, to: datetime) -> _Rollback:
     return _Rollback(
-        agent, f"Roll agent {agent.name} back to {to:%Y-%m-%d %H:%M:%S} UTC", f"Roll agent {agent.name} back",
+        agent, f"Roll {agent.name} back to {when(to, seconds=True)}", f"Roll {agent.name} back",
         "timeline.rollback_to", {"agent_id": agent.id},
         lambda: plan_agent_rollback(agent.id, to), lambda actor: rollback_agent(agent.id, to, actor=actor),
         extra={"to": to},
@@ -283,17 +295,7 @@ def _apply(rollback: _Rollback):
         return _confirm_step(
             rollback.agent, rollback.refused_title, request.path, conflict=err.message, status=409
         )
-    summary = result.summary
-    if result.op_id is None:
-        flash("Nothing to change: every memory was already in that state.", "info")
-    else:
-        flash(
-            f"Rolled back: {summary['restored']} restored, {summary['removed']} removed; "
-            f"core tokens {result.tokens_before:,} → {result.tokens_after:,}. This rollback is itself in the "
-            f"timeline (operation {result.op_id[:8]}) and can be undone.",
-            "info",
-        )
-    return redirect_to(url_for("timeline.agent_timeline", agent_id=rollback.agent.id))
+    return after_rollback(rollback.agent, result, _session_context, _recorded)
 
 
 @bp.get("/rollback/op/<op_id>")
@@ -325,7 +327,8 @@ def confirm_agent(agent_id: int):
             agent,
             "Roll the agent back to a point in time",
             "",
-            conflict="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z (without an offset it is UTC).",
+            conflict=f"Choose the point in time: a date and a time (in {display_zone()}), or ISO 8601 "
+            "such as 2026-11-22T04:00:00Z.",
             status=422,
         )
     return _confirm(_point_in_time(agent, to))
@@ -336,5 +339,7 @@ def rollback_to(agent_id: int):
     agent = get_agent(agent_id)  # an unknown agent is a 404 before a malformed time is a 400
     to = _parse_time(request.form.get("to"))
     if to is None:
-        abort(400, description="Give the point in time as ISO 8601, e.g. 2026-11-22T04:00:00Z.")
+        abort(
+            400, description=f"Give the point in time as a date and time (in {display_zone()}) or ISO 8601."
+        )
     return _apply(_point_in_time(agent, to))

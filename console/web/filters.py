@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -96,6 +96,33 @@ def iso_input(value: datetime | None) -> str:
     return to_utc(value).isoformat(timespec="seconds") + "Z" if value else ""
 
 
+def local_input(value: datetime | None) -> str:
+    """A time as a `datetime-local` field shows it: in the admin's zone, without an offset (the page
+    names the zone next to the field, and `from_local_input` reads it back in the same zone)."""
+    return _local(value).strftime("%Y-%m-%dT%H:%M:%S") if value else ""
+
+
+def from_local_input(text: str | None) -> str | None:
+    """A value typed into a `datetime-local` field (no offset) as ISO 8601 with the admin's zone's
+    offset at that moment; a value with an offset or a Z, or anything else, is returned unchanged."""
+    value = (text or "").strip()
+    if len(value) < 16 or len(value) > 26 or value[10:11] != "T" or value.endswith(("Z", "z")):
+        return text
+    if "+" in value[10:] or "-" in value[10:]:
+        return text
+    try:
+        naive = datetime.fromisoformat(value)
+    except ValueError:
+        return text
+    zone = display_zone()
+    return naive.replace(tzinfo=UTC if zone == "UTC" else _zone(zone)).isoformat()
+
+
+def iso_utc(value: datetime | None) -> str:
+    """A naive UTC time, to the microsecond, with its Z: exact, and never read in another zone."""
+    return value.isoformat(timespec="microseconds") + "Z" if value else ""
+
+
 def iso(value: datetime | None) -> str:
     return value.isoformat(timespec="microseconds") if value else ""
 
@@ -130,6 +157,38 @@ def ms_until(value: datetime | None) -> int:
     return max(0, int((to_utc(value) - utcnow()).total_seconds() * 1000))
 
 
+def duration(seconds: float | None) -> str:
+    """How long something took: "0.4 s", "12 s", "3 min 05 s", "2 h 10 min"."""
+    if seconds is None:
+        return "—"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def size(value: int | None) -> str:
+    """A size in bytes as people read it: "512 bytes", "3.2 KiB", "64 MiB", "1.5 GiB"."""
+    if value is None:
+        return "—"
+    if value < 1024:
+        return f"{value:,} byte{'' if value == 1 else 's'}"
+    for unit, power in (("KiB", 1), ("MiB", 2), ("GiB", 3), ("TiB", 4)):
+        scaled = value / 1024**power
+        if scaled < 1024 or unit == "TiB":
+            text = f"{scaled:.1f}".removesuffix(".0") if scaled < 100 else f"{scaled:,.0f}"
+            return f"{text} {unit}"
+    return f"{value:,} bytes"  # not reached
+
+
+def plus_seconds(value: datetime | None, seconds: float) -> datetime | None:
+    return value + timedelta(seconds=seconds) if value is not None else None
+
+
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f}%"
 
@@ -148,8 +207,13 @@ def init_app(app: Flask) -> None:
     app.add_template_global(display_zone, "display_zone")
     app.add_template_global(utcnow, "now")
     app.add_template_filter(iso)
+    app.add_template_filter(iso_utc)
+    app.add_template_filter(local_input)
     app.add_template_filter(ago)
     app.add_template_filter(clock)
     app.add_template_filter(percent)
+    app.add_template_filter(duration)
+    app.add_template_filter(size)
+    app.add_template_filter(plus_seconds)
     app.add_template_filter(ms_until)
     app.add_template_global(lambda series, **kw: Markup(sparkline(series, **kw)), "sparkline")

@@ -20,6 +20,7 @@ from jobs.schedule import recurring
 
 from .blueprint import bp
 from .board import failure_rows, queue_rows, recurring_rows, worker_rows, workers_paused
+from .last_runs import last_runs, remember_run_now, run_now_id
 
 log = logging.getLogger(__name__)
 JOB_ID = re.compile(r"^[\w-]{1,128}$")
@@ -32,6 +33,7 @@ def _board() -> dict:
             "queues": queue_rows(rq),
             "workers": worker_rows(rq),
             "recurring": recurring_rows(rq),
+            "last_runs": last_runs(rq, recurring()),
             "failures": failure_rows(rq),
             "paused": workers_paused(rq),
             "unreachable": False,
@@ -42,6 +44,7 @@ def _board() -> dict:
             "queues": [],
             "workers": [],
             "recurring": [],
+            "last_runs": {},
             "failures": [],
             "paused": False,
             "unreachable": True,
@@ -96,7 +99,9 @@ def run_now(name: str):
     if spec is None:
         abort(404, description="No such recurring job.")
     try:
-        job = get_rq().enqueue(spec.func, queue=spec.queue)
+        rq = get_rq()
+        job = rq.enqueue(spec.func, queue=spec.queue, job_id=run_now_id(spec.name))
+        remember_run_now(rq.connection, spec.name, job.id)  # the page shows it as the job's last run
     except RedisError:
         return _done("The job queue is unreachable; nothing was queued.", "error")
     return _done(f"{spec.description}: queued now as job {job.id} on {spec.queue}.")

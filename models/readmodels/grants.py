@@ -24,6 +24,7 @@ class GrantRow:
     grant: MechanicGrant
     views: list[MechanicView]
     requester: User | None
+    closed_by: str | None = None  # who revoked it, in words: an admin's email, or "the agent"
 
 
 def grants_with_views(agent_id: int, limit: int = 50) -> list[GrantRow]:
@@ -44,8 +45,36 @@ def grants_with_views(agent_id: int, limit: int = 50) -> list[GrantRow]:
     by_grant: dict[int, list[MechanicView]] = defaultdict(list)
     for view in views:
         by_grant[view.grant_id].append(view)
-    users = users_by_id([g.requested_by for g in grants] + [v.user_id for v in views])
-    return [GrantRow(grant=g, views=by_grant[g.id], requester=users.get(g.requested_by)) for g in grants]
+    closers = [_admin_id(g.revoked_by) for g in grants]
+    users = users_by_id(
+        [g.requested_by for g in grants] + [v.user_id for v in views] + [i for i in closers if i is not None]
+    )
+    return [
+        GrantRow(
+            grant=g,
+            views=by_grant[g.id],
+            requester=users.get(g.requested_by),
+            closed_by=_closer(g.revoked_by, users.get(closer) if closer is not None else None),
+        )
+        for g, closer in zip(grants, closers, strict=True)
+    ]
+
+
+def _admin_id(actor: str | None) -> int | None:
+    kind, _, who = (actor or "").partition(":")
+    return int(who) if kind == "admin" and who.isdigit() else None
+
+
+def _closer(actor: str | None, admin: User | None) -> str | None:
+    """Who revoked a grant, as the other pages name people: an admin by email."""
+    if actor is None:
+        return None
+    if admin is not None:
+        return admin.email
+    if actor == "agent":
+        return "the agent"
+    kind, _, who = actor.partition(":")
+    return f"{kind} ({who})" if who else kind
 
 
 def grant_contents(

@@ -118,7 +118,7 @@ def test_a_session_that_changed_nothing_tells_the_story_and_the_scan_waits_for_a
     page.goto(f"/agents/{agent.id}")
     page.locator(f'#sessions tr[data-session-id="{result["session_id"]}"] a').first.click()
     story = page.locator("[data-outcome]")
-    expect(story.locator(".headline")).to_have_text("The model chose to change nothing.")
+    expect(story.locator(".headline")).to_have_text("The built-in offline refiner chose to change nothing.")
     expect(story.locator(".before")).to_contain_text("the content-blind dedup removed 3 exact duplicates")
     expect(story.locator(".during").first).to_contain_text(
         "offline refiner merges only memories that state exactly the same fact"
