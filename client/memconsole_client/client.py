@@ -7,17 +7,16 @@ raise the typed exceptions of `memconsole_client.errors`, carrying the API's cod
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import quote
 
 import httpx
-from pydantic import TypeAdapter
 
 from . import models as m
+from .calls import Call, _body, _by_status, _clean, _field, _model, _raw
+from .context import ContextCache, ContextEndpoint
 from .errors import TransportError, error_for
 
 DEFAULT_TIMEOUT = 30.0
@@ -26,6 +25,7 @@ USER_AGENT = "memconsole-client/0.1"
 # The operationId of each API operation -> the method that calls it (a test checks the coverage).
 OPERATIONS = {
     "memory_query": "query",
+    "get_context": "context",
     "create_memory": "save_memory",
     "get_memory": "get_memory",
     "update_memory": "update_memory",
@@ -58,55 +58,6 @@ OPERATIONS = {
 }
 
 
-@dataclass
-class Call:
-    """One request and how to read its answer: `parse(status, body)` -> result."""
-
-    method: str
-    path: str
-    parse: Callable[[int, Any], Any]
-    json: Any = None
-    params: dict[str, Any] | None = None
-    ndjson: bool = False
-    none_on_404: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _model(model: Any) -> Callable[[int, Any], Any]:
-    adapter = TypeAdapter(model)
-    return lambda status, body: adapter.validate_python(body)
-
-
-def _by_status(models: dict[int, Any]) -> Callable[[int, Any], Any]:
-    adapters = {status: TypeAdapter(model) for status, model in models.items()}
-    return lambda status, body: adapters[status].validate_python(body)
-
-
-def _raw(status: int, body: Any) -> Any:
-    return body
-
-
-def _field(name: str, model: Any) -> Callable[[int, Any], Any]:
-    adapter = TypeAdapter(model)
-    return lambda status, body: adapter.validate_python(body[name])
-
-
-def _clean(payload: dict[str, Any]) -> dict[str, Any]:
-    """Drop arguments left at None, so the server's defaults apply."""
-    return {k: v for k, v in payload.items() if v is not None}
-
-
-def _body(response: httpx.Response, ndjson: bool) -> Any:
-    if not response.content:
-        return None
-    if ndjson and response.status_code < 400:
-        return [json.loads(line) for line in response.text.splitlines() if line.strip()]
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
 def _settings(base_url: str | None, token: str | None) -> tuple[str, str]:
     base_url = base_url or os.environ.get("MEMCONSOLE_URL")
     token = token or os.environ.get("MEMCONSOLE_TOKEN")
@@ -118,7 +69,7 @@ def _settings(base_url: str | None, token: str | None) -> tuple[str, str]:
     return base_url, token
 
 
-class _Endpoints:
+class _Endpoints(ContextEndpoint):
     """Every operation of the agent API, as a Call handed to `_send`."""
 
     def _send(self, call: Call) -> Any:  # pragma: no cover - each client defines it
@@ -136,6 +87,7 @@ class _Endpoints:
         return_: str | None = None,
         budget_tokens: int | None = None,
         threshold: float | None = None,
+        relative_threshold: float | None = None,
         thread_id: str | None = None,
         since_rev: int | None = None,
         related: int | None = None,
@@ -151,6 +103,7 @@ class _Endpoints:
                 "return": return_,
                 "budget_tokens": budget_tokens,
                 "threshold": threshold,
+                "relative_threshold": relative_threshold,
                 "thread_id": thread_id,
                 "since_rev": since_rev,
                 "related": related,
@@ -339,6 +292,8 @@ def _result(call: Call, response: httpx.Response) -> Any:
         if call.none_on_404 and response.status_code == 404:
             return None
         raise error_for(response.status_code, body, response.headers)
+    if call.on_response is not None:
+        return call.on_response(response)
     return call.parse(response.status_code, body)
 
 
@@ -358,6 +313,7 @@ class Client(_Endpoints):
         self.base_url, token = _settings(base_url, token)
         self._http = http or httpx.Client(timeout=timeout)
         self._headers = _headers(token)
+        self._context = ContextCache()
 
     def _send(self, call: Call) -> Any:
         try:
@@ -366,7 +322,7 @@ class Client(_Endpoints):
                 self.base_url + call.path,
                 json=call.json,
                 params=call.params,
-                headers=self._headers,
+                headers={**self._headers, **(call.headers or {})},
             )
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__} talking to {self.base_url}") from error
@@ -396,6 +352,7 @@ class AsyncClient(_Endpoints):
         self.base_url, token = _settings(base_url, token)
         self._http = http or httpx.AsyncClient(timeout=timeout)
         self._headers = _headers(token)
+        self._context = ContextCache()
 
     def _send(self, call: Call) -> Awaitable[Any]:
         return self._asend(call)
@@ -407,7 +364,7 @@ class AsyncClient(_Endpoints):
                 self.base_url + call.path,
                 json=call.json,
                 params=call.params,
-                headers=self._headers,
+                headers={**self._headers, **(call.headers or {})},
             )
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__} talking to {self.base_url}") from error

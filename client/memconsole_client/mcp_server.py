@@ -25,7 +25,8 @@ from .errors import ApiError, TransportError
 INSTRUCTIONS = (
     "Long-term memory for this agent, governed by the memory console: every write is audited and "
     "reversible, constitutional memories are locked, and each agent may use only its allowed categories "
-    "(memory_categories lists them). Search with memory_query before saving, to avoid duplicates."
+    "(memory_categories lists them). Search with memory_query before saving, to avoid duplicates. "
+    "memory_context (also the resource memory://context) returns your core memories as a prompt block."
 )
 
 MemoryId = Annotated[
@@ -167,6 +168,33 @@ def build_server(base_url: str, token: str) -> MCPServer:
         """The audited history of one of your memories: every change (ADD, UPDATE, DELETE, MERGE, ...) with
         who made it, when, and the state before and after."""
         return _dump(await call("memory_history", memory_id, limit=limit))
+
+    @server.resource(
+        "memory://context",
+        name="memory_context",
+        title="Your memory context block",
+        description="Every core memory of yours and this week's journals, oldest first, then your core "
+        "tokens against your budget: the text to hold in your system prompt (GET /api/v1/context).",
+        mime_type="text/plain",
+    )
+    async def memory_context_resource() -> str:
+        return await call("context", format="text")
+
+    @server.tool()
+    async def memory_context(
+        thread_id: Annotated[
+            str | None, Field(description="The conversation thread: its revision is shown.")
+        ] = None,
+        since_rev: Annotated[
+            int | None,
+            Field(ge=0, description="The thread revision you last saw (with thread_id): what changed since."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Your whole memory context block: every core memory, this week's journals, your core tokens
+        against your budget and when you were last refined, as `text` to hold in your system prompt.
+        `changed` is false when it is the same block as the previous call returned."""
+        text = await call("context", format="text", thread_id=thread_id, since_rev=since_rev)
+        return {"text": text, "changed": bool(state["client"].context_changed)}
 
     @server.tool()
     async def memory_categories() -> dict[str, Any]:

@@ -87,7 +87,7 @@ class RelatedBullet(Bullet):
 
 class FullResult(Model):
     id: int
-    category: str
+    category: str | None = None
     memory_type: str
     content: str
     tags: list[str] = Field(default_factory=list)
@@ -102,6 +102,7 @@ class FullResult(Model):
     updated_at: datetime
     last_accessed_at: datetime | None = None
     relevance: float | None = None
+    match: float | None = None
     score: float
     tokens: int
 
@@ -183,6 +184,7 @@ class AgentInfo(Model):
     min_retention: float
     mechanic_preconsent: bool
     has_refinement_prompt: bool
+    last_refinement_at: datetime | None = None
     categories: list[str]
 
 
@@ -238,3 +240,46 @@ class StoreResult(Model):
     items: list[StoreItem] | None = None
     namespaces: list[list[str]] | None = None
     deleted_memory_id: int | None = None
+
+
+class ContextMemory(Model):
+    id: int
+    memory_type: Literal["core", "journal"]
+    content: str
+    origin_date: datetime
+    tokens: int
+    tags: list[str] = Field(default_factory=list)
+    category: str | None = None
+    constitutional: bool = False
+
+
+class ContextUsage(Model):
+    core_tokens: int
+    core_count: int
+    budget_tokens: int
+    over_budget: bool
+    last_refinement_at: datetime | None = None
+
+
+class ContextPage(Model):
+    max_tokens: int | None = None
+    tokens: int
+    memories: int
+    total_memories: int
+    next_cursor: str | None = None
+
+
+class ContextBlock(Model):
+    """GET /context as JSON: your core memories, then the journal window's, oldest first; `etag` is the
+    response's ETag (what the client sends back as If-None-Match)."""
+
+    agent: str
+    core: list[ContextMemory]
+    journal: list[ContextMemory]
+    journal_days: int
+    thread_id: str | None = None
+    rev: int | None = None
+    delta: Delta | None = None
+    usage: ContextUsage
+    page: ContextPage
+    etag: str | None = None
