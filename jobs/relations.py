@@ -17,8 +17,9 @@ from flask import current_app
 from sqlalchemy import insert, or_, select
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
+from models.changes.records import record_changes
 from models.db import binary_rows
-from models.history.audit import new_op_id, write_audits
+from models.history.audit import new_op_id
 from models.retrieval import pgvector
 
 from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
@@ -178,7 +179,7 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
         # (write_audit flushes per record, ~1 ms each, which dominated big batches). It names the memory, so
         # the edge is a LINK in that memory's history and a `link` event; it has no snapshot, so the Time
         # Machine and the audit chain pass it by (a link changes no memory row).
-        write_audits(
+        record_changes(
             [
                 {
                     "op_id": new_op_id(),

@@ -398,15 +398,15 @@ def test_rolling_back_a_session_restores_everything_in_one_transaction_with_roll
 def test_a_session_rollback_that_fails_midway_changes_nothing(make_agent, make_memory, monkeypatch):
     agent_id, session_id, _ids, _before = _session_with_history(make_agent, make_memory)
     state, records = memory_rows(agent_id), audit_count(agent_id)
-    real_write_audits = tm.write_audits
+    real_record_changes = tm.record_changes
     calls: list[int] = []
 
-    def failing_write_audits(rows):
+    def failing_record_changes(rows):
         calls.append(len(rows))
-        real_write_audits(rows[:2])  # some records land, the rows are already restored...
+        real_record_changes(rows[:2])  # some records land, the rows are already restored...
         raise RuntimeError("audit store unavailable")  # ...then the audit store fails
 
-    monkeypatch.setattr(tm, "write_audits", failing_write_audits)
+    monkeypatch.setattr(tm, "record_changes", failing_record_changes)
     with pytest.raises(RuntimeError):
         tm.rollback_session(session_id, actor=ADMIN)
     assert calls and calls[0] > 2

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from sqlalchemy import and_, func, select, tuple_, update
 
+from models.changes.records import record_changes
 from models.db import atomic, db, utcnow
-from models.history.audit import CHUNK, latest_content_refs, new_op_id, snapshot_values, write_audits
+from models.history.audit import CHUNK, latest_content_refs, new_op_id, snapshot_values
 from models.memories.fields import SCOPING_FIELDS
 from models.memories.memory import IMMUTABLE_TAGS, SNAPSHOT_FIELDS, AgentMemory
 
@@ -104,6 +105,6 @@ def dedup_for_agents(
                     "data": {"content_hash": row["content_hash"]},
                 }
             )  # fmt: skip
-        write_audits(audits)
+        record_changes(audits)
         db.session.expire_all()  # ORM copies of these rows are stale now
     return removed

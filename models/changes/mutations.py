@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from models.agents import quotas
+from models.changes.records import record_change, record_changes
 from models.changes.rows import as_objects, insert_row, load_row, load_rows, snapshot_row, write_rows
 from models.changes.rules import (
     check_actor,
@@ -35,7 +36,7 @@ from models.changes.rules import (
 )
 from models.db import atomic, guard_privilege, utcnow
 from models.errors import ConstitutionalLocked, ValidationFailed
-from models.history.audit import new_op_id, write_audit, write_audits
+from models.history.audit import new_op_id
 from models.memories.fields import MAX_TAGS
 from models.memories.memory import AgentMemory, content_fields
 
@@ -80,7 +81,7 @@ def create_memory(
     with atomic():
         require_agent(agent_id)
         memory = insert_row(agent_id, fields, constitutional=constitutional, created_at=created_at)
-        write_audit(
+        record_change(
             op_id=op_id or new_op_id(), actor=actor, action=action, agent_id=agent_id, memory_id=memory["id"],
             session_id=session_id, before=None, after=snapshot_row(memory, new=True), data=data,
         )  # fmt: skip
@@ -118,7 +119,7 @@ def update_memory(
         values["updated_at"] = utcnow()
         with guard_privilege("admin") if frozen else nullcontext():  # the database guard sees the admin
             write_rows([memory], values)
-        write_audit(
+        record_change(
             op_id=new_op_id(), actor=actor, action="update", agent_id=agent_id, memory_id=memory_id,
             session_id=session_id, before=before, after=snapshot_row(memory), data={"fields": sorted(fields)},
         )  # fmt: skip
@@ -152,7 +153,7 @@ def soft_delete_memories(
         op_id, now = new_op_id(), utcnow()
         befores = [snapshot_row(m) for m in memories]
         write_rows(memories, {"deleted_at": now, "updated_at": now})
-        write_audits(
+        record_changes(
             [
                 {
                     "op_id": op_id, "actor": actor, "action": "delete", "agent_id": agent_id, "memory_id": m["id"],
@@ -172,7 +173,7 @@ def restore_memory(agent_id: int, memory_id: int, *, actor: str) -> AgentMemory:
         memory = load_row(agent_id, memory_id, active=False)
         before = snapshot_row(memory)
         write_rows([memory], {"deleted_at": None, "purge_at": None, "updated_at": utcnow()})
-        write_audit(
+        record_change(
             op_id=new_op_id(), actor=actor, action="restore", agent_id=agent_id, memory_id=memory_id,
             before=before, after=snapshot_row(memory),
         )  # fmt: skip
@@ -231,7 +232,7 @@ def consolidate_memories(
         write_rows(sources, {"deleted_at": now, "updated_at": now})
         # One multi-row INSERT: the merged memory's record first, then each source's, linked both ways.
         record = {"op_id": new_op_id(), "actor": actor, "agent_id": agent_id, "session_id": session_id}
-        write_audits(
+        record_changes(
             [
                 {
                     **record, "action": "consolidate", "memory_id": merged["id"], "before": None,
@@ -270,7 +271,7 @@ def set_constitutional(
             before = snapshot_row(memory)
             with nullcontext() if value else guard_privilege("admin"):  # clearing the flag is the admin's
                 write_rows([memory], {"constitutional": value, "updated_at": utcnow()})
-            write_audit(
+            record_change(
                 op_id=new_op_id(), actor=actor, action="protect" if value else "unprotect", agent_id=agent_id,
                 memory_id=memory_id, session_id=session_id, before=before, after=snapshot_row(memory),
             )  # fmt: skip

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from models.changes.records import record_changes
 from models.changes.rows import (
     Row,
     file_texts,
@@ -44,7 +45,6 @@ from models.history.audit import (
     restore_fields,
     snapshot_values,
     text_sha,
-    write_audits,
 )
 from models.history.session import RefinementSession
 from models.parsing import to_utc
@@ -296,7 +296,7 @@ def _restore(plan: RollbackPlan, actor: str) -> RollbackResult:
                 "before": before, "after": after, "data": {"rollback_of": plan.scope},
             }
         )  # fmt: skip
-    write_audits(records)
+    record_changes(records)
     return RollbackResult(
         op_id=op_id if records else None,  # only if a record carries it: otherwise nothing to roll back
         agent_id=agent_id,

@@ -12,11 +12,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, update
 
+from models.changes.records import record_change
 from models.changes.rows import MEMORIES, Row, as_objects, load_row, snapshot_row, write_rows
 from models.changes.rules import check_actor
 from models.db import atomic, db, refresh_loaded, utcnow
 from models.errors import ConstitutionalLocked, ImmutableMemory, ValidationFailed
-from models.history.audit import AuditContent, new_op_id, write_audit
+from models.history.audit import AuditContent, new_op_id
 from models.memories.memory import AgentMemory, immutable_tags
 
 PURGE_GRACE = timedelta(days=30)
@@ -57,7 +58,7 @@ def expire_memory(
         before = snapshot_row(memory)
         now = now or utcnow()
         write_rows([memory], {"deleted_at": now, "updated_at": now, "purge_at": now + grace})
-        write_audit(
+        record_change(
             op_id=new_op_id(), actor=actor, action="ttl_expire", agent_id=agent_id, memory_id=memory_id,
             before=before, after=snapshot_row(memory),
         )  # fmt: skip
@@ -91,7 +92,7 @@ def purge_memory(
             .where(AuditContent.memory_id == memory_id, AuditContent.content.is_not(None))
             .values(content=None, redacted_at=utcnow())
         )
-        write_audit(
+        record_change(
             op_id=new_op_id(),
             actor=actor,
             action="purge",

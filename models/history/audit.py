@@ -33,7 +33,6 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from models.db import Model, db, utcnow
-from models.history.changelog import record_memory_changes
 from models.memories.memory import DATETIME_FIELDS, SNAPSHOT_FIELDS, AgentMemory
 from models.parsing import parse_utc
 
@@ -143,23 +142,6 @@ def remember_content_ref(memory_id: int, content_id: int | None, sha: str | None
         db.session.info.setdefault(CONTENT_REFS, {})[memory_id] = (content_id, sha)
 
 
-def _content_ref(memory: AgentMemory, content_loaded: bool) -> int:
-    """The audit_contents row holding this memory's current text, filed if it is new.
-
-    The newest row of a memory always holds its current text, because every content change
-    goes through the mutation path and files one. So when the caller has not loaded the text
-    (content-blind dedup), the newest row is the answer and the text never enters Python.
-    """
-    if content_loaded:
-        return file_content(memory.id, memory.content, memory.token_estimate)
-    known = db.session.info.setdefault(CONTENT_REFS, {})
-    latest = known.get(memory.id) or _newest_content(memory.id)
-    if latest is None:
-        raise RuntimeError(f"memory #{memory.id} has no filed content")
-    known[memory.id] = latest
-    return latest[0]
-
-
 def file_content(memory_id: int, content: str, token_estimate: int, *, new: bool = False) -> int:
     """The audit_contents row holding `content` as this memory's current text, filed if it is new.
 
@@ -200,15 +182,6 @@ def insert_one(table: Table) -> Insert:
 def insert_many(table: Table) -> Insert:
     """The multi-row `INSERT ... RETURNING id` (ids in parameter order) for `table`, built once."""
     return insert(table).returning(table.c.id, sort_by_parameter_order=True)
-
-
-def snapshot(memory: AgentMemory | None, *, content_loaded: bool = True) -> dict[str, Any] | None:
-    """Every column of the row as JSON; the content by reference into audit_contents."""
-    if memory is None:
-        return None
-    db.session.flush()  # the row needs its id before its content can be filed
-    values = {field: getattr(memory, field) for field in SNAPSHOT_FIELDS}
-    return snapshot_values(values, _content_ref(memory, content_loaded))
 
 
 def snapshot_values(values: Any, content_ref: int) -> dict[str, Any]:
@@ -311,10 +284,10 @@ def write_audit(
     after: dict | None = None,
     data: dict | None = None,
 ) -> int:
-    """Add one audit record to the current transaction and return its id. One INSERT executed at once
-    (so a failure surfaces here), not an ORM object: a tool call writes a record per operation, and the
-    unit-of-work flush cost more than the statement."""
-    (record_id,) = write_audits(
+    """Add one audit record to the current transaction and return its id: one INSERT executed at once, so a
+    failure surfaces here and fails the caller's transaction. The audit record only: a change of a memory
+    row also files its change-log entry and event, through `models/changes/records.py`."""
+    (record,) = insert_audits(
         [
             {
                 "op_id": op_id, "actor": actor, "action": action, "agent_id": agent_id, "memory_id": memory_id,
@@ -322,12 +295,18 @@ def write_audit(
             }
         ]
     )  # fmt: skip
-    return record_id
+    return int(record["id"])
 
 
 def write_audits(rows: list[dict[str, Any]]) -> list[int]:
-    """Add audit records to the current transaction in multi-row INSERTs, with their change-log entries
-    and events. Each row has write_audit's keyword arguments. Returns the ids, in order."""
+    """Add audit records to the current transaction (each row has write_audit's keyword arguments); their
+    ids, in order."""
+    return [record["id"] for record in insert_audits(rows)]
+
+
+def insert_audits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as inserted, ids and times included, in multi-row INSERTs of at most 5,000 rows (a single
+    record is a plain INSERT ... RETURNING)."""
     if not rows:
         return []
     now = utcnow()
@@ -339,7 +318,7 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
         record["data"] = record.get("data") or {}
     ids: list[int] = []
     table = AuditLog.__table__
-    if len(records) == 1:  # the common case (one tool call, one record): a plain INSERT ... RETURNING
+    if len(records) == 1:
         ids.append(db.session.execute(insert_one(table), records[0]).scalar_one())
     else:
         for start in range(0, len(records), CHUNK):
@@ -347,5 +326,4 @@ def write_audits(rows: list[dict[str, Any]]) -> list[int]:
             ids += db.session.scalars(insert_many(table), chunk).all()
     for record, record_id in zip(records, ids, strict=True):
         record["id"] = record_id
-    record_memory_changes([r for r in records if r["memory_id"] is not None])
-    return ids
+    return records
