@@ -3,6 +3,7 @@ header, its usage), its ETag and 304, paging, the text layout, and `last_refinem
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -336,3 +337,20 @@ def test_get_agent_reports_last_refinement_at(client, agent, headers):
     db.session.commit()
     body = client.get("/api/v1/agent", headers=headers).get_json()
     assert body["last_refinement_at"] == finished.isoformat() + "Z"
+
+
+def test_agent_list_shows_last_refinement_at_in_the_table_and_in_json(app, runner, agent, monkeypatch):
+    finished = utcnow().replace(microsecond=0) - timedelta(days=1)
+    db.session.get(Agent, agent.id).last_refinement_at = finished
+    db.session.commit()
+    result = runner.invoke(args=["agent", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.output)["agents"][0]
+    assert row["name"] == agent.name and row["last_refinement_at"] == str(finished)
+
+    import console.cli.common as common
+
+    monkeypatch.setattr(common, "json_output", lambda: False)  # a terminal's table
+    result = runner.invoke(args=["agent", "list"])
+    assert "last refinement at" in result.output.splitlines()[1]
+    assert finished.strftime("%Y-%m-%d %H:%M:%S UTC") in result.output

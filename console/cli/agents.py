@@ -71,7 +71,7 @@ def rotate_token(agent: str) -> None:
 @agent_cli.command("list")
 @with_appcontext
 def list_agents() -> None:
-    """Agents with their token usage (metadata only)."""
+    """Agents with their token usage and when each was last refined (metadata only)."""
     agents = db.session.scalars(db.select(Agent).order_by(Agent.id)).all()
     emit(
         {
@@ -84,6 +84,7 @@ def list_agents() -> None:
                     "core_tokens": a.core_token_usage,
                     "core_token_budget": a.core_token_budget,
                     "needs_refinement": a.needs_refinement,
+                    "last_refinement_at": a.last_refinement_at,
                 }
                 for a in agents
             ]
