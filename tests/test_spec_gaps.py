@@ -102,9 +102,9 @@ def test_restore_refuses_past_the_purge_date_locked_active_and_foreign_memories(
         assert (response.status_code, response.get_json()["error"]) == (status, code), memory_id
     assert table_state() == before
     # An admin may bring back the voice-tagged memory the agent may not.
-    from models.changes.restore import restore_deleted
+    from models.changes import write
 
-    assert restore_deleted(agent.id, voice.id, actor="admin:1").deleted_at is None
+    assert write.restore(agent.id, voice.id, actor="admin:1").deleted_at is None
 
 
 def test_restore_is_in_the_openapi_document(client):

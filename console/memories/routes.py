@@ -121,7 +121,7 @@ def toggle_constitutional(agent_id: int, memory_id: int):
 
 @bp.post("/agents/<int:agent_id>/memories/<int:memory_id>/restore")
 def restore(agent_id: int, memory_id: int):
-    """Bring back a soft-deleted memory through the agent API's own path (`models.changes.restore`), audited with
+    """Bring back a soft-deleted memory through the agent API's own path (`models.changes.write.restore`), audited with
     the admin's id; the row re-renders itself (its error, if refused, names ids only)."""
     agent = get_agent(agent_id)
     error = None

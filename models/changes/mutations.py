@@ -35,7 +35,7 @@ from models.changes.rules import (
     require_agent,
 )
 from models.db import atomic, guard_privilege, utcnow
-from models.errors import ConstitutionalLocked, ValidationFailed
+from models.errors import ConstitutionalLocked, DomainError, ValidationFailed
 from models.history.audit import new_op_id
 from models.memories.fields import MAX_TAGS
 from models.memories.memory import AgentMemory, content_fields
@@ -166,11 +166,32 @@ def soft_delete_memories(
     return as_objects(memories)
 
 
-def restore_memory(agent_id: int, memory_id: int, *, actor: str) -> AgentMemory:
-    """Bring a soft-deleted memory back (clears any pending purge)."""
+class PurgeDue(DomainError):
+    """The memory's TTL grace period is over: it is no longer restorable."""
+
+    code = "purge_due"
+    http_status = 409
+
+
+def restore_memory(agent_id: int, memory_id: int, *, actor: str, now: datetime | None = None) -> AgentMemory:
+    """Bring a soft-deleted memory back (clears any pending purge), checked on the row locked for the write.
+
+    A TTL-expired memory is restorable only until its `purge_at` (README, "Jobs and schedule"); past it the
+    purge is due and its text about to be redacted, so the restore is refused (409 `purge_due`) rather than
+    racing the purge job. The agent locks hold: an agent or a job never restores an audio/somatic/voice
+    memory an admin deleted (a constitutional memory cannot be deleted at all). Another agent's id, a
+    purged id and an id that never existed are all "not found"; an active memory is "not deleted"."""
     check_actor(actor)
     with atomic():
         memory = load_row(agent_id, memory_id, active=False)
+        purge_at = memory["purge_at"]
+        if purge_at is not None and purge_at <= (now or utcnow()):
+            raise PurgeDue(
+                f"memory #{memory_id} passed its purge date ({purge_at:%Y-%m-%d %H:%M} UTC) and is no longer "
+                "restorable",
+                ids=[memory_id],
+            )
+        guard_agent_locks(actor, [memory], "restore")
         before = snapshot_row(memory)
         write_rows([memory], {"deleted_at": None, "purge_at": None, "updated_at": utcnow()})
         record_change(

@@ -1,7 +1,7 @@
 """The memory rows the mutation path changes: locked, read, written and snapshotted with Core statements.
 
-Shared by every module that writes `agent_memories` (`mutations.py`, `ttl.py`, `restore.py`, the Time
-Machine): each loads its rows here, locked before their "before" state is read (ARCHITECTURE.md,
+Shared by every module that writes `agent_memories` row by row (`mutations.py`, `ttl.py`, the Time
+Machine; `dedup.py` is set-based): each loads its rows here, locked before their "before" state is read (ARCHITECTURE.md,
 "Transactions"), writes them here, and hands its caller ORM objects made here.
 
 A tool call's cost was the ORM's (loading objects, the unit-of-work flush), not the database's: the

@@ -18,8 +18,7 @@ runs the same steps, in this order:
 7. the row change with its quota, audit record, change log and events, in one transaction
    (`mutations.py`, over `rows.py`).
 
-The row-level steps under this module (`mutations.py`, `ttl.py`, `dedup.py`, `restore.py`, the Time
-Machine) are called directly only by the jobs that own a whole policy (TTL, exact duplicates, rollback),
+The row-level steps under this module (`mutations.py`, `ttl.py`, `dedup.py`, the Time Machine) are called directly only by the jobs that own a whole policy (TTL, exact duplicates, rollback),
 which have no input to translate.
 """
 
@@ -34,7 +33,6 @@ from sqlalchemy import select
 
 from models.changes import mutations, patches, retention
 from models.changes.patch_tables import ProposedPatch
-from models.changes.restore import restore_deleted
 from models.changes.rules import check_actor, check_may_protect, clean_fields, guard_update, is_agent_path
 from models.db import db
 from models.errors import NotFound, ValidationFailed
@@ -229,7 +227,7 @@ def remove(
 
 
 def restore(agent_id: int, memory_id: Any, *, actor: str, allowed: Allowlist | None = None) -> AgentMemory:
-    """Bring back a soft-deleted memory (within its retention and the locks: `restore.py`)."""
+    """Bring back a soft-deleted memory, within its purge date and the locks (`mutations.restore_memory`)."""
     check_actor(actor)
     if allowed is not None:
         category = db.session.scalar(
@@ -240,7 +238,7 @@ def restore(agent_id: int, memory_id: Any, *, actor: str, allowed: Allowlist | N
             )
         )
         allowed([category])
-    return restore_deleted(agent_id, memory_id, actor=actor)
+    return mutations.restore_memory(agent_id, memory_id, actor=actor)
 
 
 def merge(
