@@ -12,6 +12,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
+from infra.queues import QueueUnreachable
 from models import DomainError, db
 from models.db import is_retryable
 
@@ -81,12 +82,15 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(RedisConnectionError)
     @app.errorhandler(RedisTimeoutError)
-    def queue_unavailable(err):
+    def redis_unavailable(err):
+        # The code says what failed: queueing a job (nothing was queued), or any other use of Redis.
         _rollback_quietly()
         log.error("redis unavailable on %s %s (%s)", request.method, request.path, type(err).__name__)
-        return _unavailable(
-            "queue_unavailable", "The job queue is unavailable; nothing was queued. Try again shortly."
-        )
+        if isinstance(err, QueueUnreachable):
+            return _unavailable(
+                "queue_unavailable", "The job queue is unavailable; nothing was queued. Try again shortly."
+            )
+        return _unavailable("redis_unavailable", "Redis is unavailable. Try again shortly.")
 
     @app.errorhandler(DomainError)
     def domain_error(err: DomainError):

@@ -8,8 +8,9 @@
   when there is none), answered JSON 429 `rate_limited` with `Retry-After`.
 
 Counters live in Redis so every gunicorn worker shares them: `RATELIMIT_STORAGE_URI` when set, else
-the app's Redis (the embedded one too, through its unix socket). Should Redis stop answering,
-Flask-Limiter keeps counting in each process's memory until it is back.
+the app's Redis (the embedded one too, through its unix socket), with REDIS_TIMEOUT_SECONDS as its
+connect and read timeouts. Should Redis stop answering, Flask-Limiter keeps counting in each process's
+memory until it is back.
 
 One limiter per app (not a module global): tests build several apps, and Flask-Limiter keeps its
 storage and settings on the instance.
@@ -85,12 +86,21 @@ def storage_uri(app: Flask) -> str:
 
 def init_app(app: Flask) -> None:
     """After every blueprint is registered: the limits attach to the sign-in views and the API."""
+    # When the counters' Redis does not answer within REDIS_TIMEOUT_SECONDS, this process counts in memory
+    # (Flask-Limiter's fallback) and asks Redis again after a backoff: a frozen Redis delays the request
+    # that finds it so by at most that timeout, and is never the reason a call that queues nothing fails.
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
+    uri = storage_uri(app)  # first: a Sentinel URI sets its own storage options
+    timeout = float(app.config["REDIS_TIMEOUT_SECONDS"])
+    options = dict(app.config.get("RATELIMIT_STORAGE_OPTIONS") or {})
+    options.setdefault("socket_timeout", timeout)
+    options.setdefault("socket_connect_timeout", timeout)
+    app.config["RATELIMIT_STORAGE_OPTIONS"] = options
     if app.testing and not app.config.get("RATELIMIT_KEY_PREFIX"):
         # Tests share one Redis database: each app counts on its own.
         app.config["RATELIMIT_KEY_PREFIX"] = f"test-{uuid.uuid4().hex[:8]}"
     app.config.setdefault("RATELIMIT_KEY_PREFIX", "memconsole")
-    limiter = Limiter(key_func=get_remote_address, storage_uri=storage_uri(app))
+    limiter = Limiter(key_func=get_remote_address, storage_uri=uri)
     limiter.init_app(app)
     app.extensions["memconsole_limiter"] = limiter
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import redis
 from flask import Flask, current_app
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError, TimeoutError
+from redis.exceptions import ConnectionError, RedisError, TimeoutError
 from redis.retry import Retry
 from redis.sentinel import Sentinel
 from rq import Queue
@@ -24,6 +25,30 @@ QUEUE_TIMEOUTS = {"interactive": 1800, "default": 300, "llm": 1800, "maintenance
 FAILURE_TTL = 7 * 24 * 3600
 # Retries of one Redis command while Sentinel fails over (backoff 0.1 s doubling to 2 s: about 20 s in all).
 SENTINEL_RETRIES = 12
+# Text a job needs but must not carry in its arguments (RQ logs a job's description and keeps its arguments
+# in the job's record): it waits under a key of its own this long, and the job deletes it when done.
+PARKED_PREFIX = "memconsole:parked:"
+PARKED_TTL_SECONDS = 24 * 3600
+
+
+class QueueUnreachable(ConnectionError):
+    """Enqueueing failed because Redis did not answer: a request that queues nothing never raises it."""
+
+
+def describe(func: Callable, args: tuple) -> str:
+    """A job's description as RQ logs it and the jobs page could show it: the function and the ids it
+    was given, never a text argument (RQ's default quotes every argument)."""
+    shown = []
+    for arg in args:
+        if isinstance(arg, int) and not isinstance(arg, bool):
+            shown.append(str(arg))
+        elif isinstance(arg, list | tuple) and all(
+            isinstance(a, int) and not isinstance(a, bool) for a in arg
+        ):
+            shown.append("[" + ", ".join(map(str, arg[:10])) + (", ..." if len(arg) > 10 else "") + "]")
+        else:
+            shown.append("…")
+    return f"{func.__module__}.{func.__qualname__}({', '.join(shown)})"
 
 
 class RQ:
@@ -35,6 +60,9 @@ class RQ:
         self._sentinel_master = app.config.get("REDIS_SENTINEL_MASTER") or "mymaster"
         self._sentinel_db = int(app.config.get("REDIS_SENTINEL_DB") or 0)
         self._embedded_dir = app.config.get("EMBEDDED_REDIS_DIR") or os.path.join(app.instance_path, "redis")
+        # Connect and read timeouts on every command: a Redis that stops answering costs a request this long,
+        # not a hung worker thread (README, "Security").
+        self._timeout = float(app.config["REDIS_TIMEOUT_SECONDS"])
         self._names = tuple(app.config["RQ_QUEUES"])
         self._connection: redis.Redis | None = None
         self._queues: dict[str, Queue] = {}
@@ -55,7 +83,9 @@ class RQ:
                 self._connection = self._sentinel_connection()
             else:
                 self.url = self._resolve_url()
-                self._connection = redis.Redis.from_url(self.url)
+                self._connection = redis.Redis.from_url(
+                    self.url, socket_timeout=self._timeout, socket_connect_timeout=self._timeout
+                )
         return self._connection
 
     def _sentinel_connection(self) -> redis.Redis:
@@ -65,14 +95,16 @@ class RQ:
         each command is retried with backoff for about as long as a failover takes (`down-after-milliseconds`
         plus the election), so a job enqueued during a failover waits for the new master instead of failing.
         """
-        sentinel = Sentinel(self._sentinels, socket_timeout=1.0, socket_connect_timeout=1.0)
+        sentinel = Sentinel(
+            self._sentinels, socket_timeout=self._timeout, socket_connect_timeout=self._timeout
+        )
         self.url = "sentinel://" + ",".join(f"{host}:{port}" for host, port in self._sentinels)
         self.url += f"/{self._sentinel_master}/{self._sentinel_db}"
         return sentinel.master_for(
             self._sentinel_master,
             db=self._sentinel_db,
-            socket_timeout=5.0,
-            socket_connect_timeout=1.0,
+            socket_timeout=self._timeout,
+            socket_connect_timeout=self._timeout,
             retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), SENTINEL_RETRIES),
             retry_on_error=[ConnectionError, TimeoutError],
         )
@@ -91,10 +123,34 @@ class RQ:
         return [self.queue(name) for name in self._names]
 
     def enqueue(self, func: Callable, *args: Any, queue: str, **kwargs: Any):
-        """Enqueue an imported job function with an explicit queue, timeout and failure TTL."""
+        """Enqueue an imported job function with an explicit queue, timeout, failure TTL and a description
+        that names ids only. QueueUnreachable (a redis ConnectionError) when Redis does not answer."""
         kwargs.setdefault("job_timeout", QUEUE_TIMEOUTS.get(queue, 300))
         kwargs.setdefault("failure_ttl", FAILURE_TTL)
-        return self.queue(queue).enqueue(func, *args, **kwargs)
+        kwargs.setdefault("description", describe(func, args))
+        try:
+            return self.queue(queue).enqueue(func, *args, **kwargs)
+        except (RedisError, OSError) as error:
+            raise QueueUnreachable(f"could not queue {func.__qualname__}: {type(error).__name__}") from error
+
+    def park(self, text: str, ttl: int = PARKED_TTL_SECONDS) -> str:
+        """Keep `text` for a job under a new key, for `ttl` seconds; the key goes in the job's arguments."""
+        key = PARKED_PREFIX + uuid.uuid4().hex
+        self.connection.set(key, text.encode("utf-8", "surrogatepass"), ex=ttl)
+        return key
+
+    def parked(self, key: str) -> str | None:
+        """The text kept under `key`, or None when it expired or was never parked."""
+        if not isinstance(key, str) or not key.startswith(PARKED_PREFIX):
+            return None
+        value = self.connection.get(key)
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "surrogatepass")
+        return value
+
+    def unpark(self, key: str) -> None:
+        if isinstance(key, str) and key.startswith(PARKED_PREFIX):
+            self.connection.delete(key)
 
 
 def parse_sentinels(value: str | None) -> list[tuple[str, int]]:

@@ -24,6 +24,7 @@ from flask import current_app
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import func, select
 
+from infra.queues import get_rq
 from models import (
     Agent,
     AgentMemory,
@@ -102,6 +103,22 @@ class Fact(BaseModel):
 
 class Facts(BaseModel):
     facts: list[Fact] = Field(default_factory=list, max_length=5)
+
+
+def extract_parked_turn(
+    agent_id: int, turn_key: str, user_id: str | None = None, thread_id: str | None = None
+) -> dict:
+    """Background job, as the API queues it: the turn waits in Redis under `turn_key` (infra/queues.py,
+    `park`), so the job's arguments, its description in RQ's log and its failure record hold ids, never
+    the turn's text. The key is deleted once the run is over; a failed run keeps it until it expires, so
+    the job can be requeued."""
+    rq = get_rq()
+    turn = rq.parked(turn_key)
+    if turn is None:
+        return {"status": "skipped", "reason": "the turn expired before a worker took it"}
+    result = extract_facts(agent_id, turn, user_id=user_id, thread_id=thread_id)
+    rq.unpark(turn_key)
+    return result
 
 
 def extract_facts(agent_id: int, turn: str, user_id: str | None = None, thread_id: str | None = None) -> dict:

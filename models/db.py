@@ -68,7 +68,14 @@ def read_from_replica() -> bool:
     return True
 
 
-db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING), session_options={"class_": RoutingSession})
+# Every engine the app creates (the primary, the replica) keeps statement parameters out of its errors: a
+# driver error's message would otherwise quote them (`[parameters: {'content': ...}]`), and job failures
+# and logs carry that message (ARCHITECTURE.md, "Privacy").
+db = SQLAlchemy(
+    metadata=MetaData(naming_convention=NAMING),
+    session_options={"class_": RoutingSession},
+    engine_options={"hide_parameters": True},
+)
 
 
 def end_read() -> None:

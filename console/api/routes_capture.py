@@ -7,7 +7,7 @@ from flask import current_app
 from redis.exceptions import RedisError
 
 from infra.queues import get_rq
-from jobs.extraction import MIN_TURN_CHARS, extract_facts, save_procedure
+from jobs.extraction import MIN_TURN_CHARS, extract_parked_turn, save_procedure
 from models import DomainError, FeatureDisabled
 
 from .auth import category_config, current_agent
@@ -61,9 +61,18 @@ def queue_extraction(body: TurnForExtraction):
     agent = current_agent()
     if not current_app.config.get("MULTI_FACT_EXTRACTION"):
         raise FeatureDisabled("multi-fact extraction is disabled (set MULTI_FACT_EXTRACTION=1)")
+    rq = get_rq()
     try:
-        job = get_rq().enqueue(
-            extract_facts, agent.id, body.turn, user_id=body.user_id, thread_id=body.thread_id, queue="llm"
+        # The turn waits in Redis under a key with a TTL; the job carries the key, so neither RQ's log
+        # (which prints a job's description) nor the job's record holds the text.
+        turn_key = rq.park(body.turn)
+        job = rq.enqueue(
+            extract_parked_turn,
+            agent.id,
+            turn_key,
+            user_id=body.user_id,
+            thread_id=body.thread_id,
+            queue="llm",
         )
     except (RedisError, OSError) as error:
         raise QueueUnavailable("the job queue is unreachable; nothing was queued, try again later") from error
