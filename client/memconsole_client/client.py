@@ -127,8 +127,10 @@ class _Endpoints(ContextEndpoint):
         run_id: str | None = None,
         actor_id: str | None = None,
         role: str | None = None,
+        turn_id: str | None = None,
     ) -> m.MemoryWritten | m.PatchProposed:
-        """Save a memory (POST /memory): the memory written, or a patch held for the user's consent."""
+        """Save a memory (POST /memory): the memory written, or a patch held for the user's consent.
+        `turn_id` names the user turn the memory came from; a held patch's consent must come from another."""
         payload = _clean(
             {
                 "content": content,
@@ -143,6 +145,7 @@ class _Endpoints(ContextEndpoint):
                 "run_id": run_id,
                 "actor_id": actor_id,
                 "role": role,
+                "turn_id": turn_id,
             }
         )
         parse = _by_status({201: m.MemoryWritten, 202: m.PatchProposed})
@@ -208,9 +211,12 @@ class _Endpoints(ContextEndpoint):
     def get_patch(self, patch_id: int) -> m.Patch:
         return self._send(Call("GET", f"/patches/{int(patch_id)}", _model(m.Patch)))
 
-    def confirm_patch(self, patch_id: int, *, source: str = "chat_ack") -> m.PatchDecided:
+    def confirm_patch(self, patch_id: int, *, user_turn: str, source: str = "chat_ack") -> m.PatchDecided:
+        """The user agreed: apply a held patch. `user_turn` is your id of the user's turn (message or UI
+        event) that gave the acknowledgement, a later one than the write's `turn_id` (409 otherwise)."""
+        body = {"source": source, "user_turn": user_turn}
         return self._send(
-            Call("POST", f"/patches/{int(patch_id)}/confirm", _model(m.PatchDecided), json={"source": source})
+            Call("POST", f"/patches/{int(patch_id)}/confirm", _model(m.PatchDecided), json=body)
         )
 
     def reject_patch(self, patch_id: int) -> m.PatchDecided:

@@ -57,12 +57,19 @@ def test_patches_are_listed_and_decided(live_console):
     agent_id, token = live_console.agent(role="supervisor")
     with live_console.app.app_context():
         patch_id = propose(
-            agent_id, "create", "city", {"content": "The user lives in Oslo.", "category": "profile"}
+            agent_id,
+            "create",
+            "city",
+            {"content": "The user lives in Oslo.", "category": "profile"},
+            turn="m1",
         ).id
     with Client(live_console.base_url, token) as client:
         assert [p.id for p in client.list_patches(status="pending")] == [patch_id]
         assert client.get_patch(patch_id).field == "city"
-        decided = client.confirm_patch(patch_id)
+        with pytest.raises(errors.Conflict) as same_turn:  # the proposing turn cannot consent to itself
+            client.confirm_patch(patch_id, user_turn="m1")
+        assert same_turn.value.code == "consent_same_turn"
+        decided = client.confirm_patch(patch_id, user_turn="m2")
         assert decided.patch.status == "confirmed" and decided.memory is not None
         with pytest.raises(errors.Conflict) as refused:
             client.reject_patch(patch_id)
