@@ -175,8 +175,8 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
             db.session.execute(
                 insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges]
             )
-        # One audit record per linked memory (each end of an edge), metadata only, written together
-        # (write_audit flushes per record, ~1 ms each, which dominated big batches). It names the memory, so
+        # One audit record per linked memory (each end of an edge), metadata only, in multi-row INSERTs, so a
+        # big batch costs a few statements rather than one per edge. It names the memory, so
         # the edge is a LINK in that memory's history and a `link` event; it has no snapshot, so the Time
         # Machine and the audit chain pass it by (a link changes no memory row).
         record_changes(

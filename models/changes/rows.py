@@ -4,9 +4,9 @@ Shared by every module that writes `agent_memories` row by row (`mutations.py`, 
 Machine; `dedup.py` is set-based): each loads its rows here, locked before their "before" state is read (ARCHITECTURE.md,
 "Transactions"), writes them here, and hands its caller ORM objects made here.
 
-A tool call's cost was the ORM's (loading objects, the unit-of-work flush), not the database's: the
-mutation path works on plain dicts of every column, with statements built once and bound at execution,
-and hands its callers ORM objects only at the end (`as_objects`), without a query.
+The mutation path works on plain dicts of every column, with statements built once and bound at
+execution, and hands its callers ORM objects only at the end (`as_objects`), without a query: loading
+objects and the unit-of-work flush would cost a tool call more than its statements do.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def lock_rows(agent_id: int, memory_ids: list[int]) -> dict[int, Row]:
 
 @functools.cache
 def _lock_statement(postgres: bool) -> Select:
-    """The locking read, built once per dialect (building it cost more than running it: every tool call
-    locks its rows through here); the ids and the agent are bound at execution. Every column, then the
+    """The locking read, built once per dialect (every tool call locks its rows through here, and building
+    the statement costs more than running it); the ids and the agent are bound at execution. Every column, then the
     newest filed text's reference, then (PostgreSQL) the row versions."""
     owner = _locked_agent() if postgres else bindparam("agent_id")
     return (

@@ -108,9 +108,8 @@ def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
     - active core tokens and count: the totals the database triggers maintain on `agents`
       (migration 0005), the same figures the dashboard sorts by.
 
-    Reading the rows instead cost one heap page per memory (an agent's memories arrive interleaved
-    with everyone else's): 5,000 pages for a dashboard page of 50 agents, 20-36 ms when they were not
-    in shared buffers (docs/console.md, "Performance").
+    Reading the rows instead would cost one heap page per memory (an agent's memories arrive interleaved
+    with everyone else's): thousands of pages for one dashboard page (docs/console.md, "Performance").
     """
     stats = {agent_id: MemoryStats() for agent_id in agent_ids}
     if not agent_ids:
