@@ -328,4 +328,5 @@ def result(session: RefinementSession) -> dict:
         "stats": session.stats,
         "error": session.error,
         "terminated_message": TERMINATED_MESSAGE if session.status == "terminated" else None,
+        "left_in_place": session.left_in_place,  # a breaker trip's operations it could not undo exactly
     }

@@ -56,6 +56,7 @@ STATUSES: Mapping[str, str] = {
     "completed": "completed",
     "incomplete": "stopped early",
     "terminated": "rolled back by the breaker",
+    "partly_rolled_back": "terminated — partly rolled back",
     "rolled_back": "rolled back",
     "consent_declined": "agent declined",
     "skipped": "skipped",

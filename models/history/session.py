@@ -61,10 +61,24 @@ class RefinementSession(Model):
     job_id: Mapped[str | None] = mapped_column(String(64))
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime)
     error: Mapped[str | None] = mapped_column(Text)
+    # A breaker trip that could not undo everything (migration 0023): the operations it left in place
+    # because a later change depends on them, {"op_ids": [...], "memory_ids": [...]}; ids only.
+    left_in_place: Mapped[dict | None] = mapped_column(JSON)
 
     @property
     def finished(self) -> bool:
         return self.status in FINISHED_STATUSES
+
+    @property
+    def partly_rolled_back(self) -> bool:
+        """Terminated by the breaker, with operations left in place (`left_in_place` names them)."""
+        return self.status == "terminated" and bool((self.left_in_place or {}).get("op_ids"))
+
+    @property
+    def status_words(self) -> str:
+        """The status as an admin reads it: "terminated — partly rolled back" when the breaker left some
+        operations in place."""
+        return "terminated — partly rolled back" if self.partly_rolled_back else self.status
 
 
 # ----- one lifecycle for every session: refinement, consolidation and the demo alike -----

@@ -7,10 +7,13 @@ object the model can read, and it changes nothing. The toolbox holds no state (t
 the rules that make a session safe are enforced here, in code, whatever the model asks:
 
 - the hard cap: at most 10 applied mutating operations (consolidate, update, delete, protect);
-- the circuit breaker: after every mutating operation, active core tokens and count are compared
-  with the session's start; below the agent's `min_retention` the whole session is rolled back
-  in the same transaction as the operation that tripped it, the session is marked terminated,
-  and every later call answers "session rolled back, terminated" and changes nothing;
+- the circuit breaker: after every mutating operation, what the session's own operations took from
+  the agent's active core tokens and count (its audit records: the agent's own writes meanwhile do not
+  count) is compared with the session's start; below the agent's `min_retention` the session is rolled
+  back in the same transaction as the operation that tripped it and marked terminated, whatever the
+  rollback meets: an operation a later change depends on is left in place and named on the session
+  (`left_in_place`), every other one undone exactly. Every later call answers "session rolled back,
+  terminated" and changes nothing;
 - the locks of the mutation path (constitutional, immutable tags, own memories only).
 """
 
@@ -21,7 +24,7 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import and_, bindparam, case, func, literal, select, update
 
 from models.agents.agent import Agent, core_totals
 from models.changes import write
@@ -29,7 +32,7 @@ from models.changes.rules import AGENT_ACTOR
 from models.changes.timemachine import rollback_session
 from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
 from models.errors import DomainError
-from models.history.audit import new_op_id, write_audit
+from models.history.audit import AuditLog, new_op_id, write_audit
 from models.history.session import RefinementSession, finish_session
 from models.history.session import count as count_stat
 from models.memories.memory import AgentMemory
@@ -96,7 +99,7 @@ class RefinementToolbox:
 
     def _save(self, state: SessionState, read: tuple[int, dict]) -> Retention | None:
         """Write the call's changes to the session's counters, if it made any; the session's ORM copy, if
-        one is loaded (the session loop's), sees them as a fresh load would. Returns the agent's
+        one is loaded (the session loop's), sees them as a fresh load would. Returns the session's
         retention figures as they stand after the call, read by the same statement (RETURNING), so
         the breaker check after a mutating call costs no round trip of its own."""
         if (state.ops_count, state.stats) == read:
@@ -275,36 +278,56 @@ class RefinementToolbox:
     def _breaker_tripped(
         self, session: RefinementSession | SessionState, figures: Retention | None = None
     ) -> bool:
-        """Whether the session's retention fell below the agent's threshold (invariant 5). `figures`,
-        when the caller has them from this transaction, are the agent's current ones (`_save`);
-        otherwise one primary-key read of the totals the database triggers maintain (O(1))."""
-        if figures is None:
-            figures = Retention(
-                *db.session.execute(
-                    select(Agent.min_retention, Agent.core_tokens, Agent.core_count).where(
-                        Agent.id == session.agent_id
-                    )
-                ).one()
-            )
-        threshold, tokens, count = figures
+        """Whether what the session's own operations removed brings its retention below the agent's
+        threshold (invariant 5). `figures`, when the caller has them from this transaction, are current
+        (`_save`); otherwise one read of them (`_retention`)."""
+        threshold, removed_tokens, removed_count = figures or self._retention()
         start_tokens, start_count = session.tokens_before or 0, session.count_before or 0
-        return (start_tokens > 0 and tokens < threshold * start_tokens) or (
-            start_count > 0 and count < threshold * start_count
+        return (start_tokens > 0 and start_tokens - removed_tokens < threshold * start_tokens) or (
+            start_count > 0 and start_count - removed_count < threshold * start_count
         )
 
+    def _retention(self) -> Retention:
+        return Retention(*db.session.execute(_RETENTION, {"session": self.session_id}).one())
+
     def _terminate(self) -> dict[str, Any]:
-        """Roll the whole session back in this same transaction and close it for good."""
+        """Roll the session back in this same transaction and close it for good, whatever the rollback
+        meets: the session ends terminated even when some of its operations cannot be undone."""
         session = self._session()  # after `_save`: the object holds this call's counters too
-        tokens, count = core_totals(session.agent_id)
-        rollback_session(session.id, actor="system:circuit-breaker")
+        threshold, removed_tokens, removed_count = self._retention()
+        try:
+            with db.session.begin_nested():  # a failed rollback undoes only itself
+                result = rollback_session(session.id, actor="system:circuit-breaker", leave_conflicts=True)
+            left = result.summary.get("left_in_place") or {}
+        except DomainError as err:  # nothing was undone: every operation is left, and the session still ends
+            left = {**_session_ops(session.id), "error": err.code}
         error = (
-            f"circuit breaker: retention fell to {tokens}/{session.tokens_before} tokens and "
-            f"{count}/{session.count_before} memories (threshold {db.session.get_one(Agent, session.agent_id).min_retention:.0%});"
-            " session rolled back"
+            f"circuit breaker: the session's operations would keep {(session.tokens_before or 0) - removed_tokens}"
+            f"/{session.tokens_before} tokens and {(session.count_before or 0) - removed_count}/{session.count_before}"
+            f" memories (threshold {threshold:.0%}); session rolled back"
         )
+        if left:
+            error += (
+                f", except {len(left['op_ids'])} operation(s) a later change depends on, left in place "
+                "(memories " + ", ".join(f"#{i}" for i in left["memory_ids"]) + ")"
+            )
         finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)
+        session.left_in_place = left or None
         count_stat(session, "breaker_trips")
         return _error("terminated", TERMINATED_MESSAGE)
+
+
+def _session_ops(session_id: int) -> dict[str, list]:
+    """Every operation of the session that changed a memory, and those memories (ids only)."""
+    rows = db.session.execute(
+        select(AuditLog.op_id, AuditLog.memory_id)
+        .where(AuditLog.session_id == session_id, AuditLog.memory_id.is_not(None))
+        .order_by(AuditLog.id)
+    ).all()
+    return {
+        "op_ids": list(dict.fromkeys(r.op_id for r in rows)),
+        "memory_ids": sorted({r.memory_id for r in rows}),
+    }
 
 
 @dataclass
@@ -344,21 +367,46 @@ def _of_agent(column: str) -> Any:
     )
 
 
-# The session's counters written, and the agent's retention figures read back in the same statement:
-# the agent row's totals already include this call's changes (the triggers ran in this transaction).
-_STATE_SAVE = (
-    update(_SESSIONS)
-    .where(_SESSIONS.c.id == bindparam("session"))
-    .returning(_of_agent("min_retention"), _of_agent("core_tokens"), _of_agent("core_count"))
-)
+_AUDITS = AuditLog.__table__
+
+
+def _active_core(snapshot: Any, value: Any) -> Any:
+    """`value` when the snapshot is of an active core memory, else 0 (no snapshot: 0)."""
+    active = and_(snapshot["memory_type"].as_string() == "core", snapshot["deleted_at"].as_string().is_(None))
+    return case((active, value), else_=0)
+
+
+def _removed_by_session(tokens: bool) -> Any:
+    """What the session's own operations took from the agent's active core memory — tokens, or
+    memories — summed over its audit records (before minus after), as a scalar subquery of the session
+    bound as `session` (not correlated: in an UPDATE's RETURNING, SQLite would read the session's `id` as
+    the audit record's). The agent's other writers meanwhile (its API, an admin) do not count: the breaker
+    guards against the session, not against them."""
+    before, after = _AUDITS.c.before, _AUDITS.c.after
+    removed = _active_core(
+        before, before["token_estimate"].as_integer() if tokens else literal(1)
+    ) - _active_core(after, after["token_estimate"].as_integer() if tokens else literal(1))
+    return (
+        select(func.coalesce(func.sum(removed), 0))
+        .where(_AUDITS.c.session_id == bindparam("session"))
+        .scalar_subquery()
+    )
+
+
+_FIGURES = (_of_agent("min_retention"), _removed_by_session(tokens=True), _removed_by_session(tokens=False))
+# The session's counters written, and the retention figures read back in the same statement: they include
+# this call's own audit records (written earlier in this transaction).
+_STATE_SAVE = update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session")).returning(*_FIGURES)
+_RETENTION = select(*_FIGURES).where(_SESSIONS.c.id == bindparam("session"))
 
 
 class Retention(NamedTuple):
-    """An agent's breaker threshold and its current core totals (maintained by database triggers)."""
+    """An agent's breaker threshold and what the session's own operations removed from its active core
+    memory (tokens, memories), read from the session's audit records."""
 
     threshold: float
-    core_tokens: int
-    core_count: int
+    removed_tokens: int
+    removed_count: int
 
 
 def ledger_entry(memory: AgentMemory) -> dict[str, Any]:
