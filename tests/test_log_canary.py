@@ -142,25 +142,31 @@ def test_a_finished_extraction_deletes_the_parked_turn(
     assert canary not in logs()
 
 
+@pytest.mark.parametrize(
+    ("memory_type", "job_name"),
+    [("semantic", "jobs.relations.link_related"), ("episodic", "jobs.relations.embed_written")],
+)
 def test_linking_and_embedding_jobs_and_their_failures_log_no_memory_text(
-    app, client, make_agent, redis_conn, logs, canary, failing_inserts
+    app, client, make_agent, redis_conn, logs, canary, failing_inserts, monkeypatch, memory_type, job_name
 ):
+    # A non-semantic memory is queued for its vector only when a real embedder is configured; the job
+    # itself embeds with the suite's embedder.
+    monkeypatch.setattr("console.api.routes_memory.semantic_configured", lambda: True)
+    monkeypatch.setattr("jobs.relations.semantic_configured", lambda: True)
     agent = make_agent(role="executor")
-    headers = bearer(agent)
     created = client.post(
         "/api/v1/memory",
         json={
-            "content": f"The user's locker code is {canary}.",
-            "memory_type": "semantic",
+            "content": f"The user said the locker code was {canary}.",
+            "memory_type": memory_type,
             "category": "tasks",
         },
-        headers=headers,
+        headers=bearer(agent),
     )
     assert created.status_code == 201, created.json
-    queue = get_rq().queue("maintenance")
-    (job_id,) = queue.job_ids
+    (job_id,) = get_rq().queue("maintenance").job_ids
     job = Job.fetch(job_id, connection=redis_conn)
-    assert job.description == f"jobs.relations.link_related({agent.id}, [{created.json['memory']['id']}])"
+    assert job.description == f"{job_name}({agent.id}, [{created.json['memory']['id']}])"
     failing_inserts("memory_embeddings")
 
     _run("maintenance")
