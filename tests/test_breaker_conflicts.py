@@ -191,3 +191,42 @@ def test_a_session_that_removes_too_much_itself_still_trips_with_the_agent_writi
     now = rows(agent.id)
     assert {i: now[i] for i in ids} == {i: before[i] for i in ids}
     assert len(now) == len(before) + 1  # the agent's own write stands
+
+
+def test_an_operation_under_a_left_one_is_left_too_and_every_other_is_undone_exactly(app, make_agent):
+    """The breaker's rollback leaves what a later change depends on, and what that depends on in turn:
+    two session updates of one memory, then the agent's own, leave both; the rest is undone exactly."""
+    from models.agents.agent import core_totals
+    from models.changes.mutations import update_memory
+
+    agent = make_agent()
+    ids = seed(agent, 10)
+    before = rows(agent.id)
+    tokens, count = core_totals(agent.id)
+    session = RefinementSession(
+        agent_id=agent.id, trigger="test", status="running", tokens_before=tokens, count_before=count
+    )
+    db.session.add(session)
+    db.session.commit()
+    toolbox = RefinementToolbox(session.id)
+    assert toolbox.call("update_memory", {"id": ids[0], "content": "Fact 00, first pass"})["ok"]
+    assert toolbox.call("update_memory", {"id": ids[0], "content": "Fact 00, second pass"})["ok"]
+    assert toolbox.call("update_memory", {"id": ids[1], "content": "Fact 01, tightened"})["ok"]
+    update_memory(agent.id, ids[0], actor="agent", content="Fact 00, as the user said it")
+    db.session.commit()
+    assert toolbox.call("delete_memory", {"ids": ids[2:5]})["error"] == "terminated"
+
+    session = db.session.get(RefinementSession, session.id)
+    updates = db.session.scalars(
+        sa.select(AuditLog.op_id)
+        .where(AuditLog.session_id == session.id, AuditLog.memory_id == ids[0])
+        .order_by(AuditLog.id)
+    ).all()
+    assert session.status == "terminated" and session.left_in_place == {
+        "op_ids": updates,
+        "memory_ids": [ids[0]],
+    }
+    now = rows(agent.id)
+    assert now[ids[0]]["content"] == "Fact 00, as the user said it"
+    assert {i: now[i] for i in ids[1:]} == {i: before[i] for i in ids[1:]}
+    assert_audit_chains(agent.id)
