@@ -24,7 +24,7 @@ from models.changes import patches, retention, write
 from models.changes.dedup import dedup_for_agent
 from models.changes.patch_tables import ProposedPatch
 from models.changes.timemachine import rollback_operation
-from models.errors import ConstitutionalLocked, ValidationFailed
+from models.errors import ConstitutionalLocked, DomainError, ValidationFailed
 from models.history.session import set_baseline, start_session
 from models.integrations import langgraph_store as store
 from models.refinement.toolbox import RefinementToolbox
@@ -446,3 +446,153 @@ def test_the_retention_guard_can_be_switched_off(client, make_agent, app):
     ids = [write.save(agent.id, f"Core fact {n}", actor="admin:1").memory.id for n in range(10)]
     headers = _headers(agent)
     assert all(client.delete(f"/api/v1/memory/{i}", headers=headers).status_code == 200 for i in ids)
+
+
+# ----- the same table, succeeding: whole audit chains, scope kept, quota and writing rules alike -----
+
+
+def _scoped(agent, n: int = 12) -> list[int]:
+    """Core memories of one scope, enough that a session's breaker stays quiet for one operation."""
+    return [
+        write.save(agent.id, f"Standing fact {n} about the user", actor="admin:t", **SCOPE).memory.id
+        for n in range(n)
+    ]
+
+
+def _ok_api(ctx, ids):
+    client, headers = ctx["client"], ctx["headers"]
+    assert (
+        client.post(
+            "/api/v1/memory",
+            json={
+                "content": "The user bakes bread.",
+                "category": "preferences",
+                "memory_type": "core",
+                **SCOPE,
+            },
+            headers=headers,
+        ).status_code
+        == 201
+    )
+    assert (
+        client.patch(
+            f"/api/v1/memory/{ids[0]}", json={"content": "The user bakes rye bread."}, headers=headers
+        ).status_code
+        == 200
+    )
+    assert client.delete(f"/api/v1/memory/{ids[1]}", headers=headers).status_code == 200
+    assert client.post(f"/api/v1/memory/{ids[1]}/restore", headers=headers).status_code == 200
+
+
+def _ok_tools(ctx, ids):
+    toolbox = RefinementToolbox(_session(ctx["agent"]).id)
+    for name, args in (
+        ("update_memory", {"id": ids[0], "content": "Standing fact, tightened"}),
+        ("consolidate_memories", {"ids": [ids[1], ids[2]], "new_content": "Two standing facts, together"}),
+        ("protect_memory", {"id": ids[3]}),
+    ):
+        out = toolbox.call(name, args)
+        assert out["ok"], out
+
+
+def _ok_jobs(ctx, ids):
+    from models.changes.ttl import expire_memory
+
+    write.change(
+        ctx["agent"].id, ids[0], actor="system:extraction", content="Standing fact, updated by a job"
+    )
+    write.save(ctx["agent"].id, "Standing fact 1 about the user", actor="system:extraction", **SCOPE)
+    assert dedup_for_agent(ctx["agent"].id)
+    fading = write.save(
+        ctx["agent"].id, "The user visited Lyon once.", actor="admin:t", memory_type="episodic", **SCOPE
+    )
+    expire_memory(ctx["agent"].id, fading.memory.id)
+    write.restore(ctx["agent"].id, fading.memory.id, actor="admin:1")
+
+
+def _ok_rollbacks(ctx, ids):
+    from models.changes.timemachine import rollback_agent, rollback_session
+
+    agent = ctx["agent"]
+    mark = db.session.scalar(sa.select(sa.func.max(AuditLog.created_at)))
+    session = _session(agent)
+    out = RefinementToolbox(session.id).call("delete_memory", {"id": ids[0]})
+    assert out["ok"], out
+    op = write.change(agent.id, ids[1], actor="admin:1", content="Standing fact, edited by hand").memory
+    assert op is not None
+    rollback_session(session.id, actor="admin:1")
+    record = db.session.scalar(
+        sa.select(AuditLog).where(AuditLog.memory_id == ids[1]).order_by(AuditLog.id.desc())
+    )
+    rollback_operation(record.op_id, actor="admin:1")
+    rollback_agent(agent.id, mark, actor="admin:1")
+
+
+SUCCEEDING = {
+    "agent API": _ok_api,
+    "refinement tools": _ok_tools,
+    "jobs": _ok_jobs,
+    "Time Machine": _ok_rollbacks,
+}
+
+
+@pytest.mark.parametrize("entry", SUCCEEDING)
+def test_every_write_entry_point_leaves_whole_audit_chains_and_keeps_scope(entry, client, make_agent):
+    from tests.audit_chain import assert_audit_chains
+
+    agent = make_agent(role="supervisor")
+    ids = _scoped(agent)
+    SUCCEEDING[entry]({"client": client, "headers": _headers(agent), "agent": agent}, ids)
+
+    db.session.expire_all()
+    chains = assert_audit_chains(agent.id)
+    assert set(ids) <= set(chains)
+    scopes = {
+        m.id: _scope(m)
+        for m in db.session.scalars(sa.select(AgentMemory).where(AgentMemory.agent_id == agent.id))
+    }
+    assert all(scope == SCOPE for scope in scopes.values()), scopes
+
+
+def _create_by(door: str, ctx) -> tuple[int, str]:
+    agent = ctx["agent"]
+    body = {"content": ctx["content"], "category": "preferences", "memory_type": ctx["type"]}
+    if door == "API":
+        response = ctx["client"].post("/api/v1/memory", json=body, headers=ctx["headers"])
+        return response.status_code, response.get_json().get("error", "")
+    try:
+        if door == "store":
+            store.put_item(
+                agent.id, ["notes"], "k", {"content": ctx["content"]}, category="preferences",
+                memory_type=ctx["type"], check_category=lambda categories: None,
+            )  # fmt: skip
+        elif door == "job":
+            write.save(agent.id, ctx["content"], actor="system:extraction", memory_type=ctx["type"])
+        else:
+            write.save(agent.id, ctx["content"], actor="agent", memory_type=ctx["type"])
+    except DomainError as err:
+        db.session.rollback()
+        return err.http_status, err.code
+    return 201, ""
+
+
+CREATING_DOORS = ("API", "store", "job", "write.save")
+
+
+@pytest.mark.parametrize("door", CREATING_DOORS)
+def test_every_creating_entry_point_applies_the_writing_rules_and_the_quota_alike(
+    door, client, make_agent, app
+):
+    agent = make_agent(role="supervisor")
+    ctx = {"client": client, "headers": _headers(agent), "agent": agent}
+    count = lambda: db.session.scalar(  # noqa: E731
+        sa.select(sa.func.count()).select_from(AgentMemory).where(AgentMemory.agent_id == agent.id)
+    )
+
+    first_person = _create_by(door, {**ctx, "content": "I like my tea strong.", "type": "semantic"})
+    assert first_person == (422, "writing_rule") and count() == 0
+
+    app.config["MAX_MEMORIES_PER_AGENT"] = 1
+    write.save(agent.id, "The user already holds one memory.", actor="admin:1")
+    over = _create_by(door, {**ctx, "content": "The user likes strong tea.", "type": "semantic"})
+    assert over == (409, "quota_exceeded") and count() == 1
