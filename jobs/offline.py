@@ -88,7 +88,7 @@ class OfflineRefiner:
             sources = sum(len(g) for g in merged)
             saved = sum(m.token_estimate for g in merged for m in g[1:])
             summary = (
-                f"Offline refiner: merged {len(merged)} duplicate group(s), {sources} → {len(merged)} memories; "
+                f"Offline refiner: consolidated {len(merged)} duplicate group(s), {sources} → {len(merged)} memories; "
                 f"saved ~{saved} tokens."
             )
         else:

@@ -35,7 +35,7 @@ Rules enforced by the system (they cannot be changed by anyone in this session):
    session is rolled back and terminated.
 
 Use the tools search_memories, consolidate_memories, update_memory, delete_memory and protect_memory,
-then call complete_refinement with a brief summary (for example "Merged 2 duplicates; saved ~40 tokens"
+then call complete_refinement with a brief summary (for example "Consolidated 2 duplicates; saved ~40 tokens"
 or "No duplicates; zero operations")."""
 
 CONSENT_PROMPT = """# Consent to a memory refinement session
