@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 from flask import current_app
@@ -36,12 +37,11 @@ from models import (
     db,
     utcnow,
 )
-from models.changes.mutations import create_memory, update_memory
-from models.changes.patches import FIELD_TAG_PREFIX, write_context
+from models.changes import write
 from models.history.audit import new_op_id, write_audit
 from models.memories.categories import load_config
 from models.memories.fields import CATEGORY, Importance
-from models.memories.writing import WritingRuleViolation, check_content
+from models.memories.writing import WritingRuleViolation, check_content, guidance
 
 from .embeddings import get_embedder
 from .llm import json_object, missing_endpoint, model_configured, model_for
@@ -58,15 +58,18 @@ WRITES_PER_TURN = 3
 WRITES_PER_DAY = 30
 ACTOR = "system:extraction"
 
-PROMPT = """Extract the durable facts worth remembering from this conversation turn: stable preferences,
-decisions, commitments, facts about people. Skip small talk and anything transient. Each fact is one
-self-contained third-person sentence of at most 280 characters. When a fact sets one of the user's
+PROMPT = (
+    """Extract the durable facts worth remembering from this conversation turn: stable preferences,
+decisions, commitments, facts about people. Skip small talk and anything transient. """
+    + guidance("semantic").replace("{", "{{").replace("}", "}}")
+    + """ When a fact sets one of the user's
 context fields (preferred_name, pronouns, city, language, tone, goals, ...), name it in "field".
 Answer with JSON only:
 {{"facts": [{{"text": "...", "category": "...", "importance": 1-5, "field": null}}]}}  (an empty list if none)
 
 Turn:
 {turn}"""
+)
 
 
 def _flag(name: str) -> bool:
@@ -87,10 +90,11 @@ def save_procedure(
     if not isinstance(title, str) or not title.strip():
         raise ValidationFailed("a procedure needs a title")
     body = f"{title.strip()}:\n" + "\n".join(f"{n}. {step}." for n, step in enumerate(cleaned, start=1))
-    body = check_content("procedural", body)  # the writing rules hold on every write path
-    return create_memory(
+    memory = write.save(
         agent_id, body, actor=actor, memory_type="procedural", category="procedural", **scoping
-    )
+    ).memory
+    assert memory is not None  # a procedure sets no user-context field: never held
+    return memory
 
 
 class Fact(BaseModel):
@@ -218,27 +222,29 @@ def _write(
     thread_id: str | None,
     neighbours: _Neighbours,
 ) -> tuple[str, int | None]:
-    """One checked fact through the consent policy or the merge bands: (outcome, memory or patch id)."""
+    """One checked fact through the one write path: held by the consent policy when it sets a user-context
+    field, else through the merge bands. (outcome, memory or patch id)."""
+    scope: dict[str, Any] = {
+        "category": category,
+        "importance": fact.importance,
+        "user_id": user_id,
+        "thread_id": thread_id,
+    }
     if fact.field:
-        fields = {
-            "content": text,
-            "memory_type": "semantic",
-            "category": category,
-            "importance": fact.importance,
-            "user_id": user_id,
-            "thread_id": thread_id,
-            "tags": [FIELD_TAG_PREFIX + fact.field],
-        }
-        patch, memory = write_context(
-            agent_id, "create", fact.field, fields, actor=ACTOR, signals=[("mention", thread_id or "")]
-        )
-        return ("created", memory.id) if memory is not None else ("held", patch.id)
+        written = write.save(
+            agent_id, text, actor=ACTOR, memory_type="semantic", field=fact.field,
+            signals=[("mention", thread_id or "")], **scope,
+        )  # fmt: skip
+        if written.memory is None:
+            assert written.patch is not None
+            return "held", written.patch.id
+        return "created", written.memory.id
     band, target = neighbours.resolve(text)
     if band == "auto":
         return "skipped", None
     if band == "update" and target is not None:
         with atomic():
-            update_memory(agent_id, target.id, actor=ACTOR, content=text)
+            write.change(agent_id, target.id, actor=ACTOR, content=text)
             write_audit(
                 op_id=new_op_id(),
                 actor=ACTOR,
@@ -247,16 +253,8 @@ def _write(
                 data={"updated": target.id, "by": "extraction"},
             )
         return "updated", target.id
-    memory = create_memory(
-        agent_id,
-        text,
-        actor=ACTOR,
-        memory_type="semantic",
-        category=category,
-        importance=fact.importance,
-        user_id=user_id,
-        thread_id=thread_id,
-    )
+    memory = write.save(agent_id, text, actor=ACTOR, memory_type="semantic", **scope).memory
+    assert memory is not None  # no user-context field: never held
     neighbours.written(memory.content)
     return "created", memory.id
 

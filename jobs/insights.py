@@ -21,7 +21,7 @@ from models.changes import write
 from models.changes.patches import corroborate_from_insight
 from models.history.audit import new_op_id, write_audit
 from models.memories.fields import Importance
-from models.memories.writing import WritingRuleViolation
+from models.memories.writing import WritingRuleViolation, guidance
 
 from .llm import json_object, missing_endpoint, model_configured, model_for
 
@@ -32,9 +32,11 @@ MAX_ACTIVITY, MAX_SEMANTIC, MAX_SNIPPET = 5, 3, 1000
 MAX_TOKENS = 220
 ACTOR = "system:tom"
 
-PROMPT = """You write theory-of-mind insights about the user you work with, from your own recent memory.
-Rules: output 1 to 3 insights; third person about the user; never refer to yourself or the AI; each
-summary at most 280 characters; only insights the material supports. When an insight bears on one of
+PROMPT = (
+    """You write theory-of-mind insights about the user you work with, from your own recent memory.
+Rules: output 1 to 3 insights; never refer to yourself or the AI; only insights the material supports. """
+    + guidance("insight").replace("{", "{{").replace("}", "}}")
+    + """ When an insight bears on one of
 the user's context fields (for example tone or goals), name it in "field" and say how sure you are in
 "confidence" (0 to 1). Answer with JSON only:
 {{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2, "field": null, "confidence": 0.5}}]}}
@@ -48,6 +50,7 @@ New facts:
 
 Recent snippet:
 {snippet}"""
+)
 
 
 class Insight(BaseModel):

@@ -559,6 +559,8 @@ def test_operational_events_are_recorded_for_query_create_update_merge_and_delet
     [
         ({"content": "x" * 281}, "semantic.max_length"),
         ({"content": "I told you my name is Ana."}, "semantic.third_person"),
+        ({"content": "She prefers tea in the morning."}, "semantic.self_contained"),
+        ({"content": "They moved to Lyon in May.", "memory_type": "insight"}, "insight.self_contained"),
         (
             {"content": "The user likes tea. The user likes cake. The user likes jam."},
             "semantic.max_sentences",

@@ -46,6 +46,8 @@ TYPE_RULES: dict[str, TextRules] = {
 _PRONOUNS = frozenset(
     "i me my mine myself we us our ours ourselves you your yours yourself yourselves".split()
 )
+# Third-person pronouns a self-contained memory cannot open with: "She prefers tea" names no one.
+_OPENING_PRONOUNS = frozenset("he she they it him her them his hers their theirs its".split())
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 _ABBREVIATIONS = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx|No)\.", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
@@ -65,6 +67,28 @@ _IRREGULAR_PAST = frozenset(
     "threw forgot forgave hid hit hurt sold shut slept sought taught caught fought struck woke rang shook "
     "bit fed fled lent lit quit rode sank sprang stole stuck swore tore wept wound".split()
 )
+
+
+def guidance(memory_type: str) -> str:
+    """The writing rules of a type as a prompt states them, derived from `TYPE_RULES`, so every prompt that
+    asks a model for memories (extraction, theory-of-mind insights) says exactly what the validator checks."""
+    rules = TYPE_RULES.get(memory_type, TextRules())
+    parts = [f"Each {memory_type} memory is at most {rules.max_chars:,} characters"]
+    if rules.max_sentences:
+        parts.append(f"at most {rules.max_sentences} sentence{'s' if rules.max_sentences > 1 else ''}")
+    if rules.single_line:
+        parts.append("on one line")
+    text = ", ".join(parts) + "."
+    if rules.third_person:
+        text += (
+            " Write it in the third person about the user, complete and self-contained: no I, me, we or you,"
+            " and name who it is about instead of opening with he, she, they or it."
+        )
+    if rules.past_tense:
+        text += " Say what was discussed, decided or done, in the past tense."
+    if rules.numbered_steps:
+        text += " Write numbered steps, one per line ('1. ...'), after an optional title line."
+    return text
 
 
 def normalise(text: str, *, single_line: bool = False) -> str:
@@ -116,6 +140,12 @@ def check_content(memory_type: str, content: str) -> str:
             raise _violation(
                 f"{memory_type}.third_person",
                 f"{memory_type} memories are written in the third person, without I/me/we/you pronouns",
+            )
+        if words and words[0].lower() in _OPENING_PRONOUNS:
+            raise _violation(
+                f"{memory_type}.self_contained",
+                f"{memory_type} memories are self-contained: name who they are about instead of opening with "
+                "he, she, they or it",
             )
     if rules.past_tense and not is_past_tense(text):
         raise _violation(
