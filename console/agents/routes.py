@@ -192,7 +192,7 @@ def settings(agent_id: int):
         **agent_context(agent),
         "settings_errors": errors,
         "settings_message": message,
-        "settings_saved": bool(message) and not errors,
+        "settings_saved": bool(changed) and not errors,
     }
     if not is_htmx():
         for text in errors:

@@ -70,7 +70,7 @@ def _rollback(scope: Any) -> str | None:
         return None
     kind = scope.get("rollback_of")
     if kind == "operation" and isinstance(scope.get("target_op_id"), str):
-        return f"undid operation {scope['target_op_id'][:8]}"
+        return "undid one earlier operation"
     if kind == "session" and isinstance(scope.get("session_id"), int):
         return f"undid refinement session #{scope['session_id']}"
     if kind == "point_in_time" and isinstance(scope.get("to"), str):

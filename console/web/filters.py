@@ -158,9 +158,11 @@ def ms_until(value: datetime | None) -> int:
 
 
 def duration(seconds: float | None) -> str:
-    """How long something took: "0.4 s", "12 s", "3 min 05 s", "2 h 10 min"."""
+    """How long something took: "40 ms", "4.2 s", "12 s", "3 min 05 s", "2 h 10 min"."""
     if seconds is None:
         return "—"
+    if seconds < 1:
+        return f"{max(seconds * 1000, 1):.0f} ms"
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 60:

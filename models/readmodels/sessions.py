@@ -145,11 +145,10 @@ def session_statuses(sessions: Sequence[RefinementSession | None]) -> dict[int, 
         for kind, _, who in (r.actor.partition(":") for r in rollbacks.values())
         if kind == "admin" and who.isdigit()
     }
-    emails = (
-        dict(
-            db.session.execute(select(User.id, User.email).where(User.id.in_(sorted(admins)))).tuples().all()
-        )
-        if admins
-        else {}
-    )
+    emails: dict[int, str] = {}
+    if admins:
+        for user_id, email in db.session.execute(
+            select(User.id, User.email).where(User.id.in_(sorted(admins)))
+        ):
+            emails[user_id] = email
     return {s.id: session_status(s, rollbacks.get(s.id), emails) for s in present}
