@@ -60,6 +60,9 @@ def run_parts(parts: list[str], quick: bool) -> None:
     if "checkpointers" in parts:
         _run("checkpointers", [PYTHON, "-m", "bench.checkpointers", *q, "--json", str(RESULTS / "checkpointers.json"),
                                "--section", str(RESULTS / "checkpointers.section.md")], 1800)  # fmt: skip
+    if "context" in parts:  # GET /api/v1/context at 100 / 1,000 / 5,000 core memories, beside memory.query
+        _run("context", [PYTHON, "-m", "bench.context", *q, "--json", str(RESULTS / "context.json"),
+                         "--section", str(RESULTS / "context.section.md")], 1800)  # fmt: skip
     if "quality" in parts:  # with the local-embeddings extra installed; lexical and BM25 only without it
         _run("quality", [PYTHON, "-m", "bench.retrieval_quality", "--json", str(RESULTS / "quality.json"),
                          "--section", str(RESULTS / "quality.section.md")], 1800)  # fmt: skip
@@ -373,6 +376,21 @@ def _summary(core, extras, api, console) -> list[str]:
             f"(mem0: {fastest['query_p50']} / {fastest['query_p95']} ms, {recall(fastest)})",
             "ahead on latency and recall", ours["query_p95"] <= fastest["query_p95"]
             and ours["query_p50"] <= fastest["query_p50"] and all(ours[k] >= fastest[k] for k in recalls))  # fmt: skip
+    context = _load("context.json")
+    if context:
+        by = {(r["core_memories"], r["call"]): r for r in context["rows"]}
+        block, query, cached = (by.get((1000, c)) for c in ("json rendered", "memory.query", "context 304"))
+        if block and query and cached:
+            add(
+                "context block (JSON) against one memory.query, p50",
+                "1,000 core memories",
+                f"{block['p50_ms']} vs {query['p50_ms']} ms",
+                "no slower",
+                block["p50_ms"] <= query["p50_ms"],
+            )
+            add("context block 304 against the full block (rendered), p50", "1,000 core memories",
+                f"{cached['p50_ms']} vs {block['p50_ms']} ms", "under a third",
+                cached["p50_ms"] < block["p50_ms"] / 3)  # fmt: skip
     if console:
         worst = max(console["results"], key=lambda r: r["p95_ms"])
         counts = console.get("counts", {})
@@ -391,7 +409,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes: a rehearsal, not the figures")
     parser.add_argument(
         "--parts",
-        default="core,extras,ledger,checkpointers,api,quality,vectors,pgvector,nl,console",
+        default="core,extras,ledger,checkpointers,context,api,quality,vectors,pgvector,nl,console",
         help="comma-separated subset (also, not run by default: peers, with the bench-peers extra; workers; scale)",
     )
     parser.add_argument(

@@ -107,6 +107,8 @@ class Config:
         # A streaming replica for console pages and memory.query reads (models/db.py, "read replica").
         # GET /api/v1/context (README, "The agent API"): the journals of this many days join the core memories.
         self.CONTEXT_JOURNAL_DAYS = int(env.get("CONTEXT_JOURNAL_DAYS", 7))
+        # Each web process keeps every agent's last rendered block up to this many MB (console/api/context_cache.py).
+        self.CONTEXT_CACHE_MB = float(env.get("CONTEXT_CACHE_MB", 64))
         replica = overrides.get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
         self.DATABASE_REPLICA_URL = replica or None
         if replica:

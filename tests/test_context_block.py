@@ -354,3 +354,66 @@ def test_agent_list_shows_last_refinement_at_in_the_table_and_in_json(app, runne
     result = runner.invoke(args=["agent", "list"])
     assert "last refinement at" in result.output.splitlines()[1]
     assert finished.strftime("%Y-%m-%d %H:%M:%S UTC") in result.output
+
+
+def test_the_json_answer_is_what_the_openapi_model_describes(client, agent, headers, make_memory):
+    from console.api.schemas import ContextOut
+
+    make_memory(agent, "Tagged.", tags=["a", "b"], category="preferences")
+    make_memory(agent, "Journal.", memory_type="journal")
+    make_memory(agent, "Thread fact.", memory_type="semantic", category="preferences", thread_id="t1")
+    db.session.commit()
+    body = get(client, headers, thread_id="t1", since_rev=0, max_tokens=1000).get_json()
+    parsed = ContextOut.model_validate(body)
+    assert parsed.core[0].tags == ["a", "b"] and parsed.core[0].category == "preferences"
+    assert parsed.delta is not None and parsed.page.max_tokens == 1000
+    assert ContextOut.model_validate(parsed.model_dump(mode="json")).model_dump(mode="json") == body
+
+
+def test_a_page_answers_304_to_its_own_etag(client, agent, headers, make_memory):
+    now = utcnow()
+    for i in range(4):
+        make_memory(agent, f"Memory {i}.", created_at=now - timedelta(hours=10 - i))
+    db.session.commit()
+    first = get(client, headers, max_tokens=4)
+    cursor = first.get_json()["page"]["next_cursor"]
+    second = get(client, headers, max_tokens=4, cursor=cursor)
+    for params, response in (({"max_tokens": 4}, first), ({"max_tokens": 4, "cursor": cursor}, second)):
+        again = client.get(
+            "/api/v1/context",
+            query_string=params,
+            headers={**headers, "If-None-Match": response.headers["ETag"]},
+        )
+        assert again.status_code == 304
+    assert first.headers["ETag"] != second.headers["ETag"]
+
+
+def test_a_kept_rendering_is_byte_identical_to_a_fresh_one_and_never_outlives_a_change(
+    app, client, agent, headers, make_memory
+):
+    memory = make_memory(agent, "The user is called Ada.")
+    db.session.commit()
+    for fmt in ("text", "json"):
+        first = get(client, headers, format=fmt).get_data()
+        kept = get(client, headers, format=fmt).get_data()  # PostgreSQL: from the process's copy
+        app.config["CONTEXT_CACHE_MB"] = 0
+        fresh = get(client, headers, format=fmt).get_data()
+        app.config["CONTEXT_CACHE_MB"] = 64
+        assert first == kept == fresh
+    get(client, headers, format="text")
+    update_memory(agent.id, memory.id, actor=ADMIN, content="The user is called Ada Lovelace.")
+    db.session.commit()
+    assert "Ada Lovelace." in get(client, headers, format="text").get_data(as_text=True)
+
+
+def test_the_whole_block_as_json_equals_the_same_block_read_as_one_page(client, agent, headers, make_memory):
+    """Unpaged, PostgreSQL writes the memories' JSON itself; a page is written here: the same block."""
+    make_memory(agent, "Tagged.\nTwo lines.", tags=["a", "b"], category="preferences", constitutional=True)
+    make_memory(agent, "Plain.", created_at=utcnow().replace(microsecond=0) - timedelta(days=3))
+    make_memory(agent, "Journal ünïcode.", memory_type="journal")
+    db.session.commit()
+    whole = get(client, headers).get_json()
+    one_page = get(client, headers, max_tokens=10**6).get_json()
+    for key in ("core", "journal", "usage", "agent", "journal_days", "rev", "delta"):
+        assert whole[key] == one_page[key], key
+    assert whole["page"] | {"max_tokens": 10**6} == one_page["page"]

@@ -5,6 +5,7 @@ ETag with 304, and renders JSON or the documented text layout (docs/api.md, "Con
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -15,22 +16,10 @@ from models.db import utcnow
 from models.history import changelog
 from models.retrieval import context
 
+from . import context_cache
 from .auth import category_config, current_agent
 from .blueprint import api
-from .schemas import ContextArgs, ContextMemory, ContextOut, ContextPage, ContextUsage, DeltaOut
-
-
-def _memory_out(entry: context.Entry) -> ContextMemory:
-    return ContextMemory(
-        id=entry.id,
-        memory_type=entry.memory_type,  # type: ignore[arg-type]
-        content=entry.content or "",
-        origin_date=entry.created_at,
-        tokens=entry.tokens,
-        tags=list(entry.tags),
-        category=entry.category,
-        constitutional=entry.constitutional,
-    )
+from .schemas import ContextArgs, ContextOut, ContextUsage, DeltaOut
 
 
 def _paging(page: context.Page, text: bool) -> dict[str, Any]:
@@ -39,6 +28,37 @@ def _paging(page: context.Page, text: bool) -> dict[str, Any]:
     if text:
         return {"last": page.next_cursor is None}
     return {"total": page.total, "next": page.next_cursor}
+
+
+def _cache_bytes() -> int:
+    return int(current_app.config["CONTEXT_CACHE_MB"] * 2**20)
+
+
+def _json_out(name, days, args, rev, delta_out, usage, page, tokens: int, memories: int) -> str:
+    """ContextOut as JSON but for `core` and `journal`, which the caller puts in front (written by the
+    database on PostgreSQL, by `context.memory_json` elsewhere)."""
+    out = {
+        "agent": name,
+        "journal_days": days,
+        "thread_id": args.thread_id,
+        "rev": rev,
+        "delta": delta_out.model_dump(mode="json") if delta_out else None,
+        "usage": usage.model_dump(mode="json"),
+        "page": {
+            "max_tokens": args.max_tokens,
+            "tokens": tokens,
+            "memories": memories,
+            "total_memories": page.total,
+            "next_cursor": page.next_cursor,
+        },
+    }
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
+def _answer(body: bytes, etag: str, text: bool) -> Response:
+    response = Response(body, mimetype="text/plain" if text else "application/json")
+    _cache_headers(response, etag)
+    return response
 
 
 def _not_modified(etag: str) -> Response:
@@ -127,15 +147,38 @@ def get_context(args: ContextArgs):
     )
 
     conditional = request.if_none_match
-    if conditional:  # a client with a copy: decide on digests first, read the text only if it changed
-        block = context.entries(agent.id, categories, **window, digest_only=True)
-        page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
-        etag = context.etag(page, shown | _paging(page, text), text=text)
+    paged = args.max_tokens is not None or args.cursor is not None
+    fmt = "text" if text else "json"
+    whole = None if paged else context.digest(agent.id, categories, **window, text=text)
+    if whole is not None:  # PostgreSQL, unpaged: the ETag from one aggregate row, no memory read
+        etag = context.etag(whole[0], shown | _paging(context.Page([], whole[1], None), text), text=text)
+        if conditional and conditional.contains_weak(etag.strip('"')):
+            return _not_modified(etag)
+        kept = context_cache.get(agent.id, fmt, etag)
+        if kept is not None:
+            return _answer(kept, etag, text)
+    elif conditional:  # decide on signatures first, read the text only if it changed
+        signed, _ = context.entries(agent.id, categories, **window, text=text, content=False)
+        page = context.page(signed, cursor=args.cursor, max_tokens=args.max_tokens)
+        etag = context.etag(context.page_digest(page.entries), shown | _paging(page, text), text=text)
         if conditional.contains_weak(etag.strip('"')):
             return _not_modified(etag)
-    block = context.entries(agent.id, categories, **window)
+    if not text and not paged:
+        built = context.json_block(agent.id, categories, **window)
+        if built is not None:  # PostgreSQL: the memories' JSON written by the database
+            page = context.Page([], built.memories, None)
+            etag = context.etag(built.digest, shown | _paging(page, text), text=text)
+            rest = _json_out(
+                agent.name, days, args, rev, delta_out, usage, page, built.tokens, built.memories
+            )
+            rendered = f'{{"core":{built.core},"journal":{built.journal},{rest[1:]}'.encode()
+            context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
+            return _answer(rendered, etag, text)
+    # Unpaged, PostgreSQL sums the signatures in the statement (as `digest` does): rows go unsigned.
+    block, summed = context.entries(agent.id, categories, **window, text=text, signed=paged)
     page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
-    etag = context.etag(page, shown | _paging(page, text), text=text)
+    digest = summed if summed is not None else context.page_digest(page.entries)
+    etag = context.etag(digest, shown | _paging(page, text), text=text)
 
     if text:
         body = context.render(
@@ -145,25 +188,13 @@ def get_context(args: ContextArgs):
             delta_header=header,
             usage_line=usage_line,
         )
-        response = Response(body, mimetype="text/plain")
+        rendered = body.encode()
     else:
-        out = ContextOut(
-            agent=agent.name,
-            core=[_memory_out(e) for e in page.entries if e.memory_type == "core"],
-            journal=[_memory_out(e) for e in page.entries if e.memory_type == "journal"],
-            journal_days=days,
-            thread_id=args.thread_id,
-            rev=rev,
-            delta=delta_out,
-            usage=usage,
-            page=ContextPage(
-                max_tokens=args.max_tokens,
-                tokens=page.tokens,
-                memories=len(page.entries),
-                total_memories=page.total,
-                next_cursor=page.next_cursor,
-            ),
-        )
-        response = Response(out.model_dump_json(by_alias=True), mimetype="application/json")
-    _cache_headers(response, etag)
-    return response
+        memories = [context.memory_json(e) for e in page.entries]
+        out = _json_out(agent.name, days, args, rev, delta_out, usage, page, page.tokens, len(page.entries))
+        core = json.dumps([m for m in memories if m["memory_type"] == "core"], ensure_ascii=False)
+        journal = json.dumps([m for m in memories if m["memory_type"] == "journal"], ensure_ascii=False)
+        rendered = f'{{"core":{core},"journal":{journal},{out[1:]}'.encode()
+    if summed is not None:
+        context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
+    return _answer(rendered, etag, text)

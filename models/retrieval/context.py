@@ -25,9 +25,10 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import case, func, select
+from sqlalchemy import ColumnElement, Date, Numeric, String, case, cast, func, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from models.db import db
 from models.errors import ValidationFailed
@@ -43,18 +44,18 @@ class BadCursor(ValidationFailed):
     """A cursor this endpoint did not hand out (422, naming `cursor`)."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One memory of the block. `content` is None when only the digest was read."""
+class Entry(NamedTuple):
+    """One memory of the block. `sig` signs what the block shows of it (`_signature`); `content` is None
+    when only the signature was read."""
 
     id: int
     memory_type: str
     created_at: datetime
     tokens: int
-    tags: tuple[str, ...]
+    tags: list[str]
     category: str | None
     constitutional: bool
-    digest: str
+    sig: int
     content: str | None
 
     @property
@@ -78,56 +79,192 @@ def _md5(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def _signature(text: bool) -> ColumnElement[Any]:
+    """PostgreSQL: a memory's signature, computed where the row is — a 64-bit hash of everything the block
+    shows of it, its text included (an origin's date in the text form, its time in JSON). The block's
+    digest is the sum of its memories' signatures: the order is part of what each one signs (origin and
+    id), and a sum needs no sort, so the 304 path's digest is one aggregate row (`digest`) that moves
+    neither the text nor a row, and equals the rows' own sum (`page_digest`) by construction."""
+    created = cast(cast(_T.c.created_at, Date), String) if text else cast(_T.c.created_at, String)
+    shown = func.concat_ws(
+        "|",
+        cast(_T.c.id, String),
+        _T.c.memory_type,
+        created,
+        cast(_T.c.token_estimate, String),
+        cast(_T.c.tags, String),
+        func.coalesce(_T.c.category, ""),
+        cast(_T.c.constitutional, String),
+        _T.c.content,
+    )
+    return func.hashtextextended(shown, 0)
+
+
+def _python_signature(row: Any, text: bool) -> int:
+    """SQLite (in process, no such hash in SQL): the same parts, hashed here to 64 bits."""
+    created = row.created_at.date().isoformat() if text else row.created_at.isoformat()
+    parts = (row.id, row.memory_type, created, row.token_estimate, row.tags, row.category or "",
+             row.constitutional, row.content)  # fmt: skip
+    return int(_md5("|".join(map(str, parts)))[:16], 16)
+
+
+def _where(agent_id: int, categories: Sequence[str | None], now: datetime, window: timedelta) -> list[Any]:
+    core = _T.c.memory_type == "core"
+    journal = (_T.c.memory_type == "journal") & (_T.c.created_at >= now - window)
+    return [
+        _T.c.agent_id == agent_id,
+        _T.c.deleted_at.is_(None),
+        core | journal,
+        in_categories(_T.c.category, categories),
+    ]
+
+
+def _order() -> list[Any]:
+    return [case((_T.c.memory_type == "core", 0), else_=1), _T.c.created_at, _T.c.id]
+
+
+def _postgresql() -> bool:
+    return db.session.get_bind().dialect.name == "postgresql"
+
+
 def entries(
     agent_id: int,
     categories: Sequence[str | None],
     *,
     now: datetime,
     journal_window: timedelta,
-    digest_only: bool = False,
-) -> list[Entry]:
-    """The block's memories in its order: active core memories, then active journals created within
-    `journal_window` before `now`, in `categories` (None: those without one). Soft-deleted rows never."""
+    text: bool,
+    content: bool = True,
+    signed: bool = True,
+) -> tuple[list[Entry], str | None]:
+    """The block's memories in its order — active core memories, then active journals created within
+    `journal_window` before `now`, in `categories` (None: those without one); soft-deleted rows never —
+    and, when `signed` is False on PostgreSQL, the whole block's digest (else None).
+
+    `content`: read the text. `signed`: each memory's signature; PostgreSQL, unsigned, sums them in the
+    statement instead (an uncorrelated subquery, run once, in the rows' own snapshot, so the digest is of
+    exactly these rows) and the entries carry 0. SQLite signs every row it reads, text and all."""
     if not categories:
-        return []
-    postgresql = db.session.get_bind().dialect.name == "postgresql"
-    text = func.md5(_T.c.content) if digest_only and postgresql else _T.c.content
-    core = _T.c.memory_type == "core"
-    journal = (_T.c.memory_type == "journal") & (_T.c.created_at >= now - journal_window)
-    rows = db.session.execute(
-        select(
-            _T.c.id,
-            _T.c.memory_type,
-            _T.c.created_at,
-            _T.c.token_estimate,
-            _T.c.tags,
-            _T.c.category,
-            _T.c.constitutional,
-            text,
-        )
-        .where(
-            _T.c.agent_id == agent_id,
-            _T.c.deleted_at.is_(None),
-            core | journal,
-            in_categories(_T.c.category, categories),
-        )
-        .order_by(case((core, 0), else_=1), _T.c.created_at, _T.c.id)
-    ).all()
-    digested = digest_only and postgresql
-    return [
+        return [], "0" if not signed and _postgresql() else None
+    postgresql = _postgresql()
+    where = _where(agent_id, categories, now, journal_window)
+    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, cast(_T.c.tags, String),
+               _T.c.category, _T.c.constitutional]  # fmt: skip
+    if postgresql:
+        columns.append(_signature(text).label("sig") if signed else _total(text, where).label("sig"))
+    if content or not postgresql:
+        columns.append(_T.c.content)
+    rows = db.session.execute(select(*columns).where(*where).order_by(*_order())).all()
+    block = [
         Entry(
-            id=row[0],
-            memory_type=row[1],
-            created_at=row[2],
-            tokens=row[3],
-            tags=tuple(t for t in (row[4] or []) if isinstance(t, str)),
-            category=row[5],
-            constitutional=bool(row[6]),
-            digest=row[7] if digested else _md5(row[7]),
-            content=None if digest_only else row[7],
+            row.id,
+            row.memory_type,
+            row.created_at,
+            row.token_estimate,
+            json.loads(row.tags) if row.tags != "[]" else [],  # most have none: skip the parser
+            row.category,
+            bool(row.constitutional),
+            (row.sig if signed else 0) if postgresql else _python_signature(row, text),
+            row.content if content else None,
         )
         for row in rows
     ]
+    if postgresql and not signed:
+        return block, rows[0].sig if rows else "0"
+    return block, None
+
+
+def _total(text: bool, where: list[Any]) -> Any:
+    """The sum of the signatures of the rows `where` selects, as text: the block's digest."""
+    total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
+    return select(cast(total, String)).where(*where).scalar_subquery()
+
+
+def digest(
+    agent_id: int,
+    categories: Sequence[str | None],
+    *,
+    now: datetime,
+    journal_window: timedelta,
+    text: bool,
+) -> tuple[str, int] | None:
+    """PostgreSQL: (the whole block's digest, its memories) in one row, no memory read: the 304 path.
+    None elsewhere (sum `entries` instead). Equal to `page_digest` of the whole block's entries."""
+    if not categories or not _postgresql():
+        return None
+    where = _where(agent_id, categories, now, journal_window)
+    total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
+    row = db.session.execute(select(cast(total, String), func.count()).where(*where)).one()
+    return row[0], int(row[1])
+
+
+class JsonBlock(NamedTuple):
+    core: str  # a JSON array of ContextMemory objects
+    journal: str
+    digest: str
+    memories: int
+    tokens: int
+
+
+def json_block(
+    agent_id: int,
+    categories: Sequence[str | None],
+    *,
+    now: datetime,
+    journal_window: timedelta,
+) -> JsonBlock | None:
+    """PostgreSQL: the whole block's memories as the JSON arrays of GET /context (`memory_json`'s
+    objects, written by the database, which builds a thousand in a fraction of what Python takes) with
+    its digest, in one statement; None elsewhere (render `entries`)."""
+    if not categories or not _postgresql():
+        return None
+    where = _where(agent_id, categories, now, journal_window)
+    memory = func.json_build_object(
+        "id", _T.c.id,
+        "memory_type", _T.c.memory_type,
+        "content", _T.c.content,
+        "origin_date", func.to_char(_T.c.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        "tokens", _T.c.token_estimate,
+        "tags", _T.c.tags,
+        "category", _T.c.category,
+        "constitutional", _T.c.constitutional,
+    )  # fmt: skip
+
+    def array(kind: str) -> Any:
+        ordered = func.json_agg(aggregate_order_by(memory, _T.c.created_at, _T.c.id))
+        return cast(func.coalesce(ordered.filter(_T.c.memory_type == kind), func.json_build_array()), String)
+
+    total = func.coalesce(func.sum(cast(_signature(False), Numeric)), 0)
+    row = db.session.execute(
+        select(
+            array("core"),
+            array("journal"),
+            cast(total, String),
+            func.count(),
+            func.coalesce(func.sum(_T.c.token_estimate), 0),
+        ).where(*where)
+    ).one()
+    return JsonBlock(row[0], row[1], row[2], int(row[3]), int(row[4]))
+
+
+def memory_json(entry: Entry) -> dict[str, Any]:
+    """A ContextMemory as JSON (what `json_block` writes on PostgreSQL), built directly: a block holds
+    thousands, and a model per memory cost more than the rest of the request."""
+    return {
+        "id": entry.id,
+        "memory_type": entry.memory_type,
+        "content": entry.content,
+        "origin_date": entry.created_at.isoformat(timespec="microseconds") + "Z",
+        "tokens": entry.tokens,
+        "tags": entry.tags,
+        "category": entry.category,
+        "constitutional": entry.constitutional,
+    }
+
+
+def page_digest(entries_: Sequence[Entry]) -> str:
+    """The sum of the memories' signatures, as `digest` writes it."""
+    return str(sum(e.sig for e in entries_))
 
 
 def encode_cursor(entry: Entry) -> str:
@@ -165,26 +302,12 @@ def page(block: list[Entry], *, cursor: str | None, max_tokens: int | None) -> P
     return Page(taken, len(block), encode_cursor(taken[-1]) if more else None)
 
 
-def etag(page_: Page, shown: dict[str, Any], *, text: bool) -> str:
-    """A strong ETag of exactly what the response shows: the page's memories (their text by digest; the
-    text form shows an origin's date, JSON its time) and `shown` (usage, delta, revision, paging: whatever
-    else the response shows), so it changes if and only if the block does."""
-    items = [
-        [
-            e.id,
-            e.memory_type,
-            e.created_at.date().isoformat() if text else e.created_at.isoformat(),
-            e.tokens,
-            list(e.tags),
-            e.category,
-            e.constitutional,
-            e.digest,
-        ]
-        for e in page_.entries
-    ]
-    body = [FORMAT_VERSION, "text" if text else "json", items, shown]
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-    return f'"{digest[:40]}"'
+def etag(block_digest: str, shown: dict[str, Any], *, text: bool) -> str:
+    """A strong ETag of exactly what the response shows: its memories (`page_digest` or `digest`: their
+    signatures, in order) and `shown` (usage, delta, revision, paging: whatever else the response
+    shows), so it changes if and only if the block does."""
+    body = [FORMAT_VERSION, "text" if text else "json", block_digest, shown]
+    return '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
 
 
 HEADINGS = {"core": "## Core memories", "journal": "## Journal, last {days} days"}
