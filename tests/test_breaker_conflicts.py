@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -230,3 +231,60 @@ def test_an_operation_under_a_left_one_is_left_too_and_every_other_is_undone_exa
     assert now[ids[0]]["content"] == "Fact 00, as the user said it"
     assert {i: now[i] for i in ids[1:]} == {i: before[i] for i in ids[1:]}
     assert_audit_chains(agent.id)
+
+
+@contextmanager
+def refused_breaker_rollbacks() -> Iterator[None]:
+    """The database refuses the circuit breaker's audit records inside the block (PostgreSQL's test
+    database is shared by the whole run: the trigger is dropped again in any case)."""
+    if db.engine.dialect.name == "sqlite":
+        create = [
+            "CREATE TRIGGER test_breaker_refused BEFORE INSERT ON audit_logs "
+            "WHEN NEW.actor = 'system:circuit-breaker' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        ]
+        drop = ["DROP TRIGGER test_breaker_refused"]
+    else:
+        create = [
+            "CREATE FUNCTION test_breaker_refused() RETURNS trigger AS $$ BEGIN "
+            "IF NEW.actor = 'system:circuit-breaker' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; "
+            "END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER test_breaker_refused BEFORE INSERT ON audit_logs "
+            "FOR EACH ROW EXECUTE FUNCTION test_breaker_refused()",
+        ]
+        drop = ["DROP TRIGGER test_breaker_refused ON audit_logs", "DROP FUNCTION test_breaker_refused()"]
+    for statement in create:
+        db.session.execute(sa.text(statement))
+    db.session.commit()
+    try:
+        yield
+    finally:
+        db.session.rollback()
+        for statement in drop:
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+
+
+def test_a_tripped_breaker_ends_the_session_terminated_even_when_its_rollback_fails(app, make_agent):
+    """The database refuses the breaker's rollback (its audit records): nothing can be undone, and the
+    session still ends terminated, every operation named as left in place, every later call refused."""
+    from models.agents.agent import core_totals
+
+    agent = make_agent()
+    ids = seed(agent, 10)
+    tokens, count = core_totals(agent.id)
+    session = RefinementSession(
+        agent_id=agent.id, trigger="test", status="running", tokens_before=tokens, count_before=count
+    )
+    db.session.add(session)
+    db.session.commit()
+    toolbox = RefinementToolbox(session.id)
+    assert toolbox.call("delete_memory", {"id": ids[0]})["ok"]
+    with refused_breaker_rollbacks():
+        assert toolbox.call("delete_memory", {"ids": ids[1:4]})["error"] == "terminated"
+
+    session = db.session.get(RefinementSession, session.id)
+    assert session.status == "terminated" and session.stats["breaker_trips"] == 1
+    assert session.left_in_place["memory_ids"] == ids[:4] and len(session.left_in_place["op_ids"]) == 2
+    assert session.left_in_place["error"]
+    assert toolbox.call("update_memory", {"id": ids[5], "content": "Fact 05, later"})["error"] == "terminated"
+    assert rows(agent.id)[ids[5]]["content"] == "Fact 05 about the garden shed"

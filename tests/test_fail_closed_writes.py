@@ -46,9 +46,7 @@ def _deadlocks() -> int | None:
 
 
 def _agent_with_memories() -> tuple[int, str, list[list[int]]]:
-    # A low retention threshold and memories nobody touches: the agent's own retention guard on deletions
-    # is not what this test is about.
-    agent = Agent(name=f"writers-{uuid.uuid4().hex[:8]}", min_retention=0.1)
+    agent = Agent(name=f"writers-{uuid.uuid4().hex[:8]}")
     token = agent.issue_token()
     db.session.add(agent)
     db.session.commit()
@@ -57,15 +55,13 @@ def _agent_with_memories() -> tuple[int, str, list[list[int]]]:
     for client in range(CLIENTS):
         ids = []
         for n in range(MEMORIES_PER_CLIENT):
-            # Half of them in one shared thread: its revision counter is one more row every writer locks.
+            # Some in one shared thread: its revision counter is one more row their writers all lock.
             thread = {"thread_id": "shared"} if n % 2 else {}
             memory = mut.create_memory(
                 agent_id, f"Note {n} of writer {client}", actor="admin:seed", category="profile", **thread
             )
             ids.append(memory.id)
         owned.append(ids)
-    for n in range(CLIENTS):
-        mut.create_memory(agent_id, f"Background fact {n}", actor="admin:seed", category="profile")
     db.session.close()  # this process holds no transaction while the server works
     return agent_id, token, owned
 
@@ -114,8 +110,10 @@ def _write_for(
 def test_concurrent_writes_to_one_agent_never_fail_for_lock_reasons(app, redis_url):
     agent_id, token, owned = _agent_with_memories()
     deadlocks = _deadlocks()
-    # The per-token rate limit is not what this test is about: the clients send far more than 600 a minute.
-    with serve(app.config["SQLALCHEMY_DATABASE_URI"], redis_url, API_RATE_LIMIT="100000/minute") as port:
+    # Neither the per-token rate limit nor the retention guard on the agent's own deletions is what this
+    # test is about: the clients send far more than 600 calls a minute, and delete and restore all along.
+    settings = {"API_RATE_LIMIT": "100000/minute", "RETENTION_GUARD_WINDOW_HOURS": "0"}
+    with serve(app.config["SQLALCHEMY_DATABASE_URI"], redis_url, **settings) as port:
         outs = _write_concurrently(port, token, owned)
     answers = sum((out["answers"] for out in outs), Counter())
     failures = [f for out in outs for f in out["failures"]]
@@ -244,32 +242,39 @@ def test_an_api_write_the_database_aborts_once_is_applied_once(app, client, make
     agent = make_agent()
     token = agent.issue_token()
     db.session.commit()
-    memory_id = make_memory(agent, "Likes rainy mornings", category="profile").id
+    agent_id = agent.id
+    memory_id = make_memory(agent_id, "Likes rainy mornings", category="profile").id
     # The first UPDATE of the memory is aborted as a deadlock's victim would be; the sequence counts
     # outside every transaction, so the retry sees that it already failed once.
-    db.session.execute(sa.text("CREATE SEQUENCE test_fault_once"))
-    db.session.execute(
-        sa.text(
-            "CREATE FUNCTION test_fault_once() RETURNS trigger AS $$ BEGIN "
-            "IF nextval('test_fault_once') = 1 THEN RAISE EXCEPTION 'injected' USING ERRCODE = '40P01'; "
-            "END IF; RETURN NEW; END $$ LANGUAGE plpgsql"
-        )
-    )
-    db.session.execute(
-        sa.text(
-            "CREATE TRIGGER test_fault_once BEFORE UPDATE ON agent_memories "
-            "FOR EACH ROW EXECUTE FUNCTION test_fault_once()"
-        )
-    )
+    create = [
+        "CREATE SEQUENCE test_fault_once",
+        "CREATE FUNCTION test_fault_once() RETURNS trigger AS $$ BEGIN "
+        "IF nextval('test_fault_once') = 1 THEN RAISE EXCEPTION 'injected' USING ERRCODE = '40P01'; "
+        "END IF; RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER test_fault_once BEFORE UPDATE ON agent_memories "
+        "FOR EACH ROW EXECUTE FUNCTION test_fault_once()",
+    ]
+    for statement in create:
+        db.session.execute(sa.text(statement))
     db.session.commit()
-    response = client.patch(
-        f"/api/v1/memory/{memory_id}",
-        json={"content": "Likes rainy evenings"},
-        headers={"Authorization": f"Bearer {token}"},
-    )
+    try:
+        response = client.patch(
+            f"/api/v1/memory/{memory_id}",
+            json={"content": "Likes rainy evenings"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    finally:  # PostgreSQL's test database is shared by the whole run
+        db.session.rollback()
+        for statement in (
+            "DROP TRIGGER test_fault_once ON agent_memories",
+            "DROP FUNCTION test_fault_once()",
+            "DROP SEQUENCE test_fault_once",
+        ):
+            db.session.execute(sa.text(statement))
+        db.session.commit()
     assert response.status_code == 200, response.get_json()
     db.session.close()
-    records = assert_audit_chains(agent.id)[memory_id]
+    records = assert_audit_chains(agent_id)[memory_id]
     assert [r["action"] for r in records] == ["create", "update"]
 
 

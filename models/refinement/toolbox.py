@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, case, func, literal, select, update
+from sqlalchemy.exc import DBAPIError
 
 from models.agents.agent import Agent, core_totals
 from models.changes import write
@@ -299,8 +300,12 @@ class RefinementToolbox:
             with db.session.begin_nested():  # a failed rollback undoes only itself
                 result = rollback_session(session.id, actor="system:circuit-breaker", leave_conflicts=True)
             left = result.summary.get("left_in_place") or {}
-        except DomainError as err:  # nothing was undone: every operation is left, and the session still ends
-            left = {**_session_ops(session.id), "error": err.code}
+        except (
+            DomainError,
+            DBAPIError,
+        ) as err:  # nothing was undone: all is left, and the session still ends
+            code = err.code if isinstance(err, DomainError) else type(err.orig).__name__  # never a message
+            left = {**_session_ops(session.id), "error": code}
         error = (
             f"circuit breaker: the session's operations would keep {(session.tokens_before or 0) - removed_tokens}"
             f"/{session.tokens_before} tokens and {(session.count_before or 0) - removed_count}/{session.count_before}"
