@@ -27,7 +27,7 @@ class Config:
         self.REDIS_SENTINEL_DB = int(env.get("REDIS_SENTINEL_DB", 0))
         # Connect and read timeout of every Redis connection (the queues', the rate limiter's): a Redis that
         # stops answering costs a request at most about this long (README, "Security").
-        self.REDIS_TIMEOUT_SECONDS = float(env.get("REDIS_TIMEOUT_SECONDS", 2.0))
+        self.REDIS_TIMEOUT_SECONDS = float(env.get("REDIS_TIMEOUT_SECONDS", 1.0))
         self.SQLALCHEMY_ENGINE_OPTIONS: dict[str, Any] = {"pool_pre_ping": True}
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
