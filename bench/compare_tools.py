@@ -1,10 +1,12 @@
-"""Refinement tool calls before and after a change, measured in one run, rounds interleaved.
+"""Refinement tool calls and agent API creates before and after a change, measured in one run, rounds
+interleaved.
 
     .venv/bin/python -m bench.compare_tools --before 009b767 [--rounds 2] [--runs 5]
 
-Checks out `--before` in a temporary git worktree and runs `python -m bench.core --only-tools` there
-and in this tree alternately (before, after, before, after, ...), so both see the same machine load.
-Each round re-creates the benchmark database and migrates it with that revision's own migrations.
+Checks out `--before` in a temporary git worktree and runs this tree's `bench/core.py --only-tools`
+against that revision's code and against this tree's alternately (before, after, before, after, ...), so
+both are measured by the same benchmark under the same machine load. Each round re-creates the benchmark
+database and migrates it with that revision's own migrations.
 Writes bench/results/tool_calls_compare.json and the Markdown section
 bench/results/tool_calls_compare.section.md, which `python -m bench --render` includes.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -26,9 +29,12 @@ RESULTS = ROOT / "bench" / "results"
 def _measure(cwd: Path, runs: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "tools.json"  # must not exist yet: --only-tools merges into an existing file
+        # This tree's benchmark file, the measured tree's code: its directory leads the import path.
+        script = ROOT / "bench" / "core.py"
+        env = {**os.environ, "PYTHONPATH": str(cwd)}
         subprocess.run(
-            [sys.executable, "-m", "bench.core", "--only-tools", "--runs", str(runs), "--json", str(out)],
-            cwd=cwd, check=True, timeout=1800, stdout=subprocess.DEVNULL,
+            [sys.executable, str(script), "--only-tools", "--runs", str(runs), "--json", str(out)],
+            cwd=cwd, env=env, check=True, timeout=1800, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         return json.loads(out.read_text())
 
@@ -71,7 +77,7 @@ def main() -> None:
     payload = {"before": rev, "after": after_rev, "rounds": args.rounds, "runs": args.runs, "rows": rows}
     (RESULTS / "tool_calls_compare.json").write_text(json.dumps(payload, indent=1) + "\n")
     lines = [
-        f"## Refinement tool calls before and after (`python -m bench.compare_tools --before {rev}`)",
+        f"## Refinement tool calls and API creates before and after (`python -m bench.compare_tools --before {rev}`)",
         "",
         f"`{rev}` (before) and `{after_rev}` (after) measured alternately in one run, {args.rounds} rounds of "
         f"{args.runs} runs each; each figure is the median over the rounds of `bench.core`'s median (p95).",

@@ -165,6 +165,38 @@ def bench_tool_calls(app, sizes: list[int], runs: int) -> list[dict]:
     return rows
 
 
+def bench_api_creates(app, sizes: list[int], runs: int) -> list[dict]:
+    """One memory saved through the agent API in-process (Flask's test client: authentication, validation,
+    the write path, the audit record, the commit), into an agent that already holds `size` core memories."""
+    from models import Agent, db
+
+    client = app.test_client()
+    rows = []
+    for size in [100, *sizes]:  # 100: a warm-up round, not reported
+        with db.engine.begin() as conn:
+            agent_id = bench_agent(conn, f"creates-{size}-{uuid.uuid4().hex[:6]}")
+            seed_memories(conn, agent_id, agent_id, size)
+        agent = db.session.get(Agent, agent_id)
+        headers = {"Authorization": f"Bearer {agent.issue_token()}"}
+        db.session.commit()
+        samples = []
+        for n in range(runs * 10):
+            body = {
+                "content": f"The user's standing fact number {n}.",
+                "memory_type": "core",
+                "category": None,
+            }
+
+            def create(body=body, headers=headers) -> None:
+                response = client.post("/api/v1/memory", json=body, headers=headers)
+                assert response.status_code == 201, response.get_data(as_text=True)[:200]
+
+            samples.append(timed(create))
+        if size != 100:
+            rows.append(row("agent API create (in-process)", f"{size:,} core memories", samples))
+    return rows
+
+
 def bench_rollbacks(app, runs: int) -> list[dict]:
     from models import RefinementSession, db, utcnow
     from models.agents.agent import core_totals
@@ -300,7 +332,7 @@ def main() -> None:
     parser.add_argument(
         "--only-tools",
         action="store_true",
-        help="only the tool calls; with --json, replace those rows in the file and keep the rest",
+        help="only the tool calls and API creates; with --json, replace those rows in the file and keep the rest",
     )
     args = parser.parse_args()
 
@@ -316,17 +348,23 @@ def main() -> None:
             "SECRET_KEY": "bench",
             "REDIS_URL": "embedded",
             "EMBEDDED_REDIS_DIR": "/tmp/memconsole-bench-redis",
+            "RATELIMIT_ENABLED": False,  # the API create bench measures the write, not the limiter
         }
     )
     with app.app_context():
         upgrade()
         sizes = [1_000, 5_000] if args.quick else [1_000, 5_000, 50_000]
         rows = bench_tool_calls(app, sizes, args.runs)
+        rows += bench_api_creates(app, sizes, args.runs)
         if args.only_tools:
             kept = []
             if args.json and os.path.exists(args.json):
                 with open(args.json, encoding="utf-8") as fh:
-                    kept = [r for r in json.load(fh) if not r["name"].startswith("refinement tool call")]
+                    kept = [
+                        r
+                        for r in json.load(fh)
+                        if not r["name"].startswith(("refinement tool call", "agent API create"))
+                    ]
             print_table(rows)
             if args.json:
                 with open(args.json, "w", encoding="utf-8") as fh:

@@ -51,6 +51,7 @@ def ids(app, make_agent, make_memory):
         "memory_id": memory.id,
         "session_id": session.id,
         "grant_id": grant.id,
+        "patch_id": 1,  # refused before any patch is looked up
         "op_id": op_id,
         "job_id": "refine-1",  # the jobs page's actions: refused before any job is looked up
         "name": "mechanic-expiry",

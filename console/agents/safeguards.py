@@ -45,12 +45,22 @@ def safeguards(agent_id: int):
     )
 
 
-@bp.post("/agents/<int:agent_id>/patches/<int:patch_id>/<any(confirm, decline):decision>")
-def decide_patch(agent_id: int, patch_id: int, decision: str):
-    """An admin's decision on a held patch, on the record (the acknowledgement names the admin)."""
+@bp.post("/agents/<int:agent_id>/patches/<int:patch_id>/confirm")
+def confirm_patch(agent_id: int, patch_id: int):
+    """An admin applies a held patch, on the record (the acknowledgement names the admin)."""
+    return _decide(agent_id, patch_id, confirm=True)
+
+
+@bp.post("/agents/<int:agent_id>/patches/<int:patch_id>/decline")
+def decline_patch(agent_id: int, patch_id: int):
+    """An admin drops a held patch; nothing else changes."""
+    return _decide(agent_id, patch_id, confirm=False)
+
+
+def _decide(agent_id: int, patch_id: int, *, confirm: bool):
     agent = get_agent(agent_id)
     try:
-        if decision == "confirm":
+        if confirm:
             patches.confirm(agent.id, patch_id, actor=current_user.actor)
             message = f"Patch {patch_id} confirmed: the change is applied, with your name on the record."
         else:
