@@ -119,6 +119,7 @@ def test_a_tripped_breaker_ends_the_session_terminated_even_when_a_later_change_
     session = db.session.get(RefinementSession, result["session_id"])
     assert result["status"] == session.status == "terminated"
     assert session.stats["breaker_trips"] == 1 and "circuit breaker" in session.error
+    assert session.breaker_outcome == "partly_rolled_back"
     # The consolidation is left in place, named: the agent's own edit of the merged memory depends on it.
     (consolidation,) = {
         r.op_id for r in db.session.scalars(sa.select(AuditLog).where(AuditLog.action == "consolidate"))
@@ -285,6 +286,7 @@ def test_a_tripped_breaker_ends_the_session_terminated_even_when_its_rollback_fa
     session = db.session.get(RefinementSession, session.id)
     assert session.status == "terminated" and session.stats["breaker_trips"] == 1
     assert session.left_in_place["memory_ids"] == ids[:4] and len(session.left_in_place["op_ids"]) == 2
-    assert session.left_in_place["error"]
+    assert session.left_in_place["error"] and session.breaker_outcome == "not_rolled_back"
+    assert "the rollback failed" in session.error
     assert toolbox.call("update_memory", {"id": ids[5], "content": "Fact 05, later"})["error"] == "terminated"
     assert rows(agent.id)[ids[5]]["content"] == "Fact 05 about the garden shed"

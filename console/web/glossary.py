@@ -57,6 +57,7 @@ STATUSES: Mapping[str, str] = {
     "incomplete": "stopped early",
     "terminated": "rolled back by the breaker",
     "partly_rolled_back": "terminated — partly rolled back",
+    "not_rolled_back": "terminated — not rolled back",
     "rolled_back": "rolled back",
     "consent_declined": "agent declined",
     "skipped": "skipped",

@@ -75,10 +75,13 @@ class RefinementSession(Model):
         return self.status == "terminated" and bool((self.left_in_place or {}).get("op_ids"))
 
     @property
-    def status_words(self) -> str:
-        """The status as an admin reads it: "terminated — partly rolled back" when the breaker left some
-        operations in place."""
-        return "terminated — partly rolled back" if self.partly_rolled_back else self.status
+    def breaker_outcome(self) -> str:
+        """A terminated session's status as an admin reads it: `terminated` (rolled back),
+        `partly_rolled_back` (the breaker left operations a later change depends on) or `not_rolled_back`
+        (the database refused the rollback itself); any other session's own status."""
+        if not self.partly_rolled_back:
+            return self.status
+        return "not_rolled_back" if "error" in (self.left_in_place or {}) else "partly_rolled_back"
 
 
 # ----- one lifecycle for every session: refinement, consolidation and the demo alike -----

@@ -124,10 +124,10 @@ def session_status(
     session: RefinementSession, rollback: SessionRollback | None, emails: dict[int, str]
 ) -> SessionStatus:
     """The session's own status, unless a rollback still in force undid it since. A session the circuit
-    breaker terminated was rolled back by the breaker itself: its own status already says so, or
-    `partly_rolled_back` when the breaker left operations a later change depends on in place."""
+    breaker terminated was rolled back by the breaker itself: its own status already says so, or how far
+    the rollback went (`RefinementSession.breaker_outcome`)."""
     if rollback is None or session.status == "terminated":
-        return SessionStatus("partly_rolled_back" if session.partly_rolled_back else session.status)
+        return SessionStatus(session.breaker_outcome)
     kind, _, who = rollback.actor.partition(":")
     if kind == "admin" and who.isdigit() and int(who) in emails:
         by = emails[int(who)]

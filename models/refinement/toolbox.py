@@ -300,22 +300,25 @@ class RefinementToolbox:
             with db.session.begin_nested():  # a failed rollback undoes only itself
                 result = rollback_session(session.id, actor="system:circuit-breaker", leave_conflicts=True)
             left = result.summary.get("left_in_place") or {}
-        except (
-            DomainError,
-            DBAPIError,
-        ) as err:  # nothing was undone: all is left, and the session still ends
+        # Whatever the rollback meets, the session still ends: nothing was undone, so everything is left.
+        except (DomainError, DBAPIError) as err:
             code = err.code if isinstance(err, DomainError) else type(err.orig).__name__  # never a message
             left = {**_session_ops(session.id), "error": code}
         error = (
             f"circuit breaker: the session's operations would keep {(session.tokens_before or 0) - removed_tokens}"
             f"/{session.tokens_before} tokens and {(session.count_before or 0) - removed_count}/{session.count_before}"
-            f" memories (threshold {threshold:.0%}); session rolled back"
+            f" memories (threshold {threshold:.0%}); "
         )
-        if left:
+        memories = ", ".join(f"#{i}" for i in left.get("memory_ids", []))
+        if "error" in left:
+            error += f"the rollback failed ({left['error']}): every operation is left in place ({memories})"
+        elif left:
             error += (
-                f", except {len(left['op_ids'])} operation(s) a later change depends on, left in place "
-                "(memories " + ", ".join(f"#{i}" for i in left["memory_ids"]) + ")"
+                f"session rolled back, except {len(left['op_ids'])} operation(s) a later change depends on, "
+                f"left in place ({memories})"
             )
+        else:
+            error += "session rolled back"
         finish_session(session, "terminated", totals=core_totals(session.agent_id), error=error)
         session.left_in_place = left or None
         count_stat(session, "breaker_trips")
