@@ -4,14 +4,16 @@ window, each oldest origin date first (id breaking ties), served by GET /api/v1/
 
 Built for a prompt cache and a conditional GET:
 
-- `entries` reads the block's rows in one statement. Asked for `digest_only`, it leaves the text in the
-  database and reads its MD5 instead (PostgreSQL computes it; SQLite, in process, reads the text and
-  hashes it here), which is all an ETag needs: the 304 path never moves the memories' text.
+- Each memory has a signature, a 64-bit hash of everything the block shows of it (`_signature`), and a
+  block's digest is their sum. PostgreSQL computes both where the rows are: `digest` is one aggregate
+  row, so the 304 path moves no memory; `entries` and `json_block` read the rows with the same sum in
+  the same statement. SQLite, in process, reads the text and signs it here.
 - `page` cuts the ordered entries by a token cap, resuming after a cursor: each memory falls on exactly
   one page, and the cursor is a position (section, origin, id), not a row, so a memory deleted between
   two pages moves nothing else.
-- `etag` hashes exactly what the response shows, so it changes if and only if the block does.
-- `render_text` writes the documented text layout (docs/api.md, "Context block"): stable sections, oldest
+- `etag` hashes the digest and everything else the response shows, so it changes if and only if the
+  block does.
+- `render` writes the documented text layout (docs/api.md, "Context block"): stable sections, oldest
   first, the often-changing usage line last, so what did not change is a byte-identical prefix; the pages'
   texts, concatenated, are the unpaged text.
 """

@@ -4,6 +4,11 @@ builds its input with ContextPrompt gets the agent's block as its first message,
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 
@@ -11,6 +16,8 @@ from memconsole_client import AsyncClient, Client
 from memconsole_client.langgraph_context import ContextPrompt, acontext_message
 from models.changes import mutations
 from tests.integrations import aio
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
 
 
 def _remember(live_console, agent_id: int, content: str) -> int:
@@ -64,3 +71,20 @@ def test_an_async_graph_builds_the_message_with_acontext_message(live_console):
 
     message = aio.run(scenario())
     assert isinstance(message, SystemMessage) and f"#{memory_id}" in message.content
+
+
+def test_the_context_prompt_example_in_the_docs_runs_as_written(live_console, tmp_path):
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    example = next(b for b in blocks if "ContextPrompt(memory" in b)
+    script = tmp_path / "context_example.py"
+    script.write_text(example)
+    agent_id, token = live_console.agent(role="supervisor")
+    _remember(live_console, agent_id, "The user is called Ada.")
+    _remember(live_console, agent_id, "The user prefers short answers.")
+    env = {"MEMCONSOLE_URL": live_console.base_url, "MEMCONSOLE_TOKEN": token, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "2 memories in my system prompt (new block)",
+        "2 memories in my system prompt (kept block)",
+    ]
