@@ -43,7 +43,9 @@ class SearchArgs(ToolArgs):
 class ConsolidateArgs(ToolArgs):
     """Replace two or more memories that carry the same specific fact by one; keeps the earliest date."""
 
-    ids: list[MemoryId] = Field(min_length=2, max_length=MAX_IDS_PER_CALL, description="Ids of the memories that carry the same fact.")
+    ids: list[MemoryId] = Field(
+        min_length=2, max_length=MAX_IDS_PER_CALL, description="Ids of the memories that carry the same fact."
+    )
     new_content: Content = Field(description="The one memory replacing them.")
 
 
