@@ -193,7 +193,7 @@ def session_outcome(
     if state is not None and state.rolled_back and state.rollback is not None:
         story.tone = "warn"
         story.during.insert(0, story.headline)
-        story.headline = f"Rolled back by {state.by}: every change of this session is undone."
+        story.headline = "Rolled back: every change of this session is undone."
         story.next_steps.append(
             Step(
                 "Put the session's changes back if the rollback was a mistake; that too is audited.",

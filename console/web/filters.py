@@ -86,7 +86,7 @@ def stamp(value: datetime | None, seconds: bool = False) -> Markup:
         return Markup('<span class="muted">—</span>')
     utc = to_utc(value).isoformat(timespec="seconds") + "Z"
     return Markup(
-        f'<time datetime="{utc}" title="{utc}">{escape(when(value, seconds))}'
+        f'<time datetime="{utc}" title="{utc}"><span class="abs">{escape(when(value, seconds))}</span>'
         f' <span class="rel">· {escape(ago(value))}</span></time>'
     )
 

@@ -148,8 +148,13 @@ def test_rolling_back_a_session_with_one_click_restores_the_counts(page, make_ag
     expect(dialog.locator(".counts")).to_contain_text("(+1)")
     expect(dialog.locator(".tokens")).to_contain_text(f"→ {tokens_before:,}")
     dialog.get_by_role("button", name="Roll back").click()
-    expect(page).to_have_url(re.compile(rf"/agents/{agent.id}/audit$"))
+    # The agent page refreshes in place: the message, the figures, the session now "rolled back".
     expect(page.locator(".flash")).to_contain_text("Rolled back: 3 restored, 2 removed")
+    expect(page.locator(f'#sessions tr[data-session-id="{result["session_id"]}"] .badge')).to_have_text(
+        "rolled back"
+    )
+    expect(page.locator("#agent-summary .core-count")).to_have_text(str(before))
+    page.get_by_role("link", name="Audit timeline").click()
     expect(page.locator("tbody.op").first).to_contain_text(
         f"undid refinement session #{result['session_id']}"
     )
