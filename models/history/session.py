@@ -64,6 +64,10 @@ class RefinementSession(Model):
     # A breaker trip that could not undo everything (migration 0023): the operations it left in place
     # because a later change depends on them, {"op_ids": [...], "memory_ids": [...]}; ids only.
     left_in_place: Mapped[dict | None] = mapped_column(JSON)
+    # What the session's own operations removed from the agent's active core memory, net (migration
+    # 0023): the breaker's measure, which the agent's other writers meanwhile do not move.
+    removed_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    removed_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 
     @property
     def finished(self) -> bool:

@@ -8,8 +8,8 @@ the rules that make a session safe are enforced here, in code, whatever the mode
 
 - the hard cap: at most 10 applied mutating operations (consolidate, update, delete, protect);
 - the circuit breaker: after every mutating operation, what the session's own operations took from
-  the agent's active core tokens and count (its audit records: the agent's own writes meanwhile do not
-  count) is compared with the session's start; below the agent's `min_retention` the session is rolled
+  the agent's active core tokens and count (kept on the session row, each call's measured under the
+  agent's row lock: the agent's own writes meanwhile do not count) is compared with the session's start; below the agent's `min_retention` the session is rolled
   back in the same transaction as the operation that tripped it and marked terminated, whatever the
   rollback meets: an operation a later change depends on is left in place and named on the session
   (`left_in_place`), every other one undone exactly. Every later call answers "session rolled back,
@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
-from sqlalchemy import and_, bindparam, case, func, literal, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import DBAPIError
 
 from models.agents.agent import Agent, core_totals
@@ -90,25 +90,36 @@ class RefinementToolbox:
             raise LookupError(f"refinement session {self.session_id} not found")
         return session
 
-    def _state(self) -> SessionState:
+    def _state(self, mutating: bool) -> SessionState:
         """What a tool call reads of its session, row-locked, in one Core statement (an ORM load and the
-        flush of its changes were a third of a call's cost)."""
-        row = db.session.execute(_STATE_LOCK, {"id": self.session_id}).first()
+        flush of its changes were a third of a call's cost). A mutating call locks the agent's row with it
+        (the row the mutation path takes first anyway: models/changes/rows.py) and reads its core totals
+        there, so what changes them until the call commits is the call's own doing."""
+        row = db.session.execute(_STATE_WRITE if mutating else _STATE_READ, {"id": self.session_id}).first()
         if row is None:
             raise LookupError(f"refinement session {self.session_id} not found")
-        return SessionState(*row)
+        state = SessionState(**row._mapping)
+        if not mutating:  # unlocked: others may change them; a call that changes nothing counts nothing
+            state.agent_tokens = state.agent_count = None
+        return state
 
     def _save(self, state: SessionState, read: tuple[int, dict]) -> Retention | None:
-        """Write the call's changes to the session's counters, if it made any; the session's ORM copy, if
-        one is loaded (the session loop's), sees them as a fresh load would. Returns the session's
-        retention figures as they stand after the call, read by the same statement (RETURNING), so
-        the breaker check after a mutating call costs no round trip of its own."""
+        """Write the call's changes to the session's counters, if it made any — with what a mutating call
+        removed from the agent's active core (its totals at the call's start, locked, minus now) added to
+        the session's own `removed_tokens` / `removed_count`; the session's ORM copy, if one is loaded
+        (the session loop's), sees them as a fresh load would. Returns the retention figures as they stand
+        after the call, read by the same statement (RETURNING), so the breaker check after a mutating call
+        costs no round trip of its own."""
         if (state.ops_count, state.stats) == read:
             return None
         values = {"ops_count": state.ops_count, "stats": state.stats}
-        figures = db.session.execute(_STATE_SAVE, {"session": self.session_id, **values}).one()
+        at_start = {"agent_tokens": state.agent_tokens, "agent_count": state.agent_count}
+        figures = Retention(
+            *db.session.execute(_STATE_SAVE, {"session": self.session_id, **values, **at_start}).one()
+        )
+        values.update(removed_tokens=figures.removed_tokens, removed_count=figures.removed_count)
         refresh_loaded(RefinementSession, self.session_id, values)
-        return Retention(*figures)
+        return figures
 
     def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
         """Run one tool call. Never raises for model input; returns a JSON-able result."""
@@ -119,7 +130,7 @@ class RefinementToolbox:
             return _error(err.code, err.message, **err.details)
 
     def _call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
-        session = self._state()
+        session = self._state(mutating=name in MUTATING)
         if session.status == "terminated":
             return _error("terminated", TERMINATED_MESSAGE)
         if session.status != "running":
@@ -340,7 +351,9 @@ def _session_ops(session_id: int) -> dict[str, list]:
 
 @dataclass
 class SessionState:
-    """The columns of a refinement session a tool call reads, and the two it changes (ops_count, stats)."""
+    """The columns of a refinement session a tool call reads, and the two it changes (ops_count, stats);
+    then the agent's active core totals as the call starts (a mutating call's, read under the agent's
+    row lock; None otherwise)."""
 
     id: int
     agent_id: int
@@ -349,20 +362,27 @@ class SessionState:
     stats: dict
     tokens_before: int | None
     count_before: int | None
+    agent_tokens: int | None
+    agent_count: int | None
 
     def __post_init__(self) -> None:
         self.stats = dict(self.stats or {})  # count_stat replaces it; the read copy stays as read
 
 
 _SESSIONS = RefinementSession.__table__
-# Built once, bound at execution. FOR UPDATE: one call of a session at a time (SQLite: the write lock
-# atomic() took already serialises them).
-_STATE_LOCK = (
-    select(*(_SESSIONS.c[f.name] for f in fields(SessionState)))
-    .where(_SESSIONS.c.id == bindparam("id"))
-    .with_for_update()
-)
 _AGENTS = Agent.__table__
+# Built once, bound at execution. The session row locked: one call of a session at a time (SQLite: the
+# write lock atomic() took already serialises them); a mutating call's locks the agent row too, FOR NO
+# KEY UPDATE as the mutation path and the counter triggers do, so writers' foreign-key checks pass.
+_STATE = select(
+    *(_SESSIONS.c[f.name] for f in fields(SessionState) if f.name in _SESSIONS.c),
+    _AGENTS.c.core_tokens.label("agent_tokens"),
+    _AGENTS.c.core_count.label("agent_count"),
+).select_from(_SESSIONS.join(_AGENTS, _AGENTS.c.id == _SESSIONS.c.agent_id))
+_STATE_READ = _STATE.where(_SESSIONS.c.id == bindparam("id")).with_for_update(of=_SESSIONS)
+_STATE_WRITE = _STATE.where(_SESSIONS.c.id == bindparam("id")).with_for_update(
+    of=[_SESSIONS, _AGENTS], key_share=True
+)
 
 
 def _of_agent(column: str) -> Any:
@@ -375,42 +395,31 @@ def _of_agent(column: str) -> Any:
     )
 
 
-_AUDITS = AuditLog.__table__
-
-
-def _active_core(snapshot: Any, value: Any) -> Any:
-    """`value` when the snapshot is of an active core memory, else 0 (no snapshot: 0)."""
-    active = and_(snapshot["memory_type"].as_string() == "core", snapshot["deleted_at"].as_string().is_(None))
-    return case((active, value), else_=0)
-
-
-def _removed_by_session(tokens: bool) -> Any:
-    """What the session's own operations took from the agent's active core memory — tokens, or
-    memories — summed over its audit records (before minus after), as a scalar subquery of the session
-    bound as `session` (not correlated: in an UPDATE's RETURNING, SQLite would read the session's `id` as
-    the audit record's). The agent's other writers meanwhile (its API, an admin) do not count: the breaker
-    guards against the session, not against them."""
-    before, after = _AUDITS.c.before, _AUDITS.c.after
-    removed = _active_core(
-        before, before["token_estimate"].as_integer() if tokens else literal(1)
-    ) - _active_core(after, after["token_estimate"].as_integer() if tokens else literal(1))
-    return (
-        select(func.coalesce(func.sum(removed), 0))
-        .where(_AUDITS.c.session_id == bindparam("session"))
-        .scalar_subquery()
+def _removed(total: str, at_start: str) -> Any:
+    """The session's own removals plus this call's: the agent's total at the call's start minus now
+    (nothing when the call did not read it under the lock: NULL)."""
+    return _SESSIONS.c[f"removed_{total}"] + func.coalesce(
+        bindparam(at_start) - _of_agent(f"core_{total}"), 0
     )
 
 
-_FIGURES = (_of_agent("min_retention"), _removed_by_session(tokens=True), _removed_by_session(tokens=False))
-# The session's counters written, and the retention figures read back in the same statement: they include
-# this call's own audit records (written earlier in this transaction).
-_STATE_SAVE = update(_SESSIONS).where(_SESSIONS.c.id == bindparam("session")).returning(*_FIGURES)
-_RETENTION = select(*_FIGURES).where(_SESSIONS.c.id == bindparam("session"))
+# The session's counters written with this call's removals, and the retention figures read back in the
+# same statement (RETURNING gives the new values). The agent's other writers meanwhile (its API, an
+# admin) do not count: the breaker guards against the session, not against them.
+_STATE_SAVE = (
+    update(_SESSIONS)
+    .where(_SESSIONS.c.id == bindparam("session"))
+    .values(removed_tokens=_removed("tokens", "agent_tokens"), removed_count=_removed("count", "agent_count"))
+    .returning(_of_agent("min_retention"), _SESSIONS.c.removed_tokens, _SESSIONS.c.removed_count)
+)
+_RETENTION = select(_of_agent("min_retention"), _SESSIONS.c.removed_tokens, _SESSIONS.c.removed_count).where(
+    _SESSIONS.c.id == bindparam("session")
+)
 
 
 class Retention(NamedTuple):
     """An agent's breaker threshold and what the session's own operations removed from its active core
-    memory (tokens, memories), read from the session's audit records."""
+    memory (tokens, memories): `refinement_sessions.removed_tokens` / `removed_count`."""
 
     threshold: float
     removed_tokens: int
