@@ -181,8 +181,13 @@ def test_a_finished_refinement_re_sends_figures_sessions_and_storage_to_the_agen
         .where(AgentMemory.agent_id == agent.id, AgentMemory.deleted_at.is_(None))
     )
     assert f"{active:,} of " in storage
-    # Polled from another page (the session's own), the agent page's panels are not sent.
+    # Polled from another page, the agent page's panels are not sent; on the session's own page, whose
+    # card, figures and timeline all changed, the page reloads.
     elsewhere = web.get(
         f"/sessions/{session_id}/progress", headers={"HX-Request": "true", **_on("/activity")}
     )
-    assert "hx-swap-oob" not in elsewhere.text
+    assert "hx-swap-oob" not in elsewhere.text and "HX-Refresh" not in elsewhere.headers
+    own = web.get(
+        f"/sessions/{session_id}/progress", headers={"HX-Request": "true", **_on(f"/sessions/{session_id}")}
+    )
+    assert own.headers.get("HX-Refresh") == "true"

@@ -249,9 +249,9 @@ def _job_state(job_id: str | None) -> dict | None:
     }
 
 
-def _on_agent_page(agent_id: int) -> bool:
-    """Whether this htmx request comes from the agent's own page (the panels to refresh are there)."""
-    return urlparse(request.headers.get("HX-Current-URL", "")).path == f"/agents/{agent_id}"
+def _on_page(path: str) -> bool:
+    """Whether this htmx request comes from the page at `path` (the panels to refresh are there)."""
+    return urlparse(request.headers.get("HX-Current-URL", "")).path == path
 
 
 @bp.get("/sessions/<int:session_id>/progress")
@@ -261,7 +261,7 @@ def progress(session_id: int):
     if session is None:
         abort(404, description=f"There is no refinement session #{session_id}.")
     panels = None
-    if session.finished and is_htmx() and _on_agent_page(session.agent_id):
+    if session.finished and is_htmx() and _on_page(f"/agents/{session.agent_id}"):
         agent = get_agent(session.agent_id)
         panels = {**agent_context(agent), "usage": usage(agent.id)}
     response = render(
@@ -274,4 +274,7 @@ def progress(session_id: int):
     )
     if session.finished:
         response.headers["HX-Trigger"] = "refinement-finished"
+        if is_htmx() and _on_page(f"/sessions/{session.id}"):
+            # The session's own page: its card, figures and timeline all changed with it.
+            response.headers["HX-Refresh"] = "true"
     return response
