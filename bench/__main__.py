@@ -379,18 +379,26 @@ def _summary(core, extras, api, console) -> list[str]:
     context = _load("context.json")
     if context:
         by = {(r["core_memories"], r["call"]): r for r in context["rows"]}
-        block, query, cached = (by.get((1000, c)) for c in ("json rendered", "memory.query", "context 304"))
-        if block and query and cached:
+        calls = ("json rendered", "json kept", "context 304", "memory.query")
+        rendered, kept, cached, query = (by.get((1000, c)) for c in calls)
+        if rendered and kept and cached and query:
             add(
-                "context block (JSON) against one memory.query, p50",
+                "context block (JSON, read and rendered) against one memory.query, p50",
                 "1,000 core memories",
-                f"{block['p50_ms']} vs {query['p50_ms']} ms",
+                f"{rendered['p50_ms']} vs {query['p50_ms']} ms",
                 "no slower",
-                block["p50_ms"] <= query["p50_ms"],
+                rendered["p50_ms"] <= query["p50_ms"],
             )
-            add("context block 304 against the full block (rendered), p50", "1,000 core memories",
-                f"{cached['p50_ms']} vs {block['p50_ms']} ms", "under a third",
-                cached["p50_ms"] < block["p50_ms"] / 3)  # fmt: skip
+            add(
+                "context block (JSON, kept rendering) against one memory.query, p50",
+                "1,000 core memories",
+                f"{kept['p50_ms']} vs {query['p50_ms']} ms",
+                "no slower",
+                kept["p50_ms"] <= query["p50_ms"],
+            )
+            add("context block 304 against the block read and rendered, p50", "1,000 core memories",
+                f"{cached['p50_ms']} vs {rendered['p50_ms']} ms", "under a third",
+                cached["p50_ms"] < rendered["p50_ms"] / 3)  # fmt: skip
     if console:
         worst = max(console["results"], key=lambda r: r["p95_ms"])
         counts = console.get("counts", {})
