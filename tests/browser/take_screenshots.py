@@ -3,7 +3,7 @@
     python tests/browser/take_screenshots.py [OUTDIR]      # default: docs/
 
 The README's four (dashboard, agent, audit, mechanic) at 1440 px, and every main page at the three
-widths the layout is checked at (375, 768 and 1400 px) as `docs/screens/<page>-<width>.png`.
+widths the layout is checked at (390, 768 and 1400 px) as `docs/screens/<page>-<width>.png`.
 
 A scratch SQLite database and an embedded Redis under a temporary directory: `flask demo`'s data,
 the recurring schedule registered (so next runs show), then a little real activity a few seconds
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 SHOTS = ("dashboard", "agent", "audit", "mechanic")
-WIDTHS = {375: 812, 768: 1024, 1400: 900}
+WIDTHS = {390: 844, 768: 1024, 1400: 900}
 
 
 def main(outdir: Path) -> None:
@@ -121,6 +121,7 @@ def main(outdir: Path) -> None:
                     "session": f"/sessions/{dorian_session}",
                     "activity": "/activity",
                     "jobs": "/jobs",
+                    "events": "/events",
                 }
                 (outdir / "screens").mkdir(exist_ok=True)
                 for width, height in WIDTHS.items():
