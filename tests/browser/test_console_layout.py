@@ -112,6 +112,12 @@ def test_every_page_fits_390_768_and_1400_px_with_row_actions_in_view_and_no_ser
     page.goto(f"/mechanic/grants/{ids['grant']}")
     row = page.locator("table.contents tbody tr").first
     assert row.locator("td.content").bounding_box()["y"] < row.locator("td.key").bounding_box()["y"]
+    # An operation a rollback undid reads in the same type as the others; only its "undone by" line differs.
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"/agents/{ids['basil']}/audit")
+    style = "el => [getComputedStyle(el).fontSize, getComputedStyle(el).color]"
+    undone = page.locator("tbody.op.undone td.who").first.evaluate(style)
+    assert undone == page.locator("tbody.op:not(.undone) td.who").first.evaluate(style)
 
 
 def test_a_rollback_on_the_agent_page_turns_the_session_rolled_back_in_place_and_can_be_undone(
