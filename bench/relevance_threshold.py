@@ -5,7 +5,8 @@
 The same 500 memories (100 labelled facts, 400 distractors) in one agent; the 107 labelled questions, and
 OFF_TOPIC: questions about none of them, most sharing a word or two with the memories ("weekly", "course",
 "Friday", a person's name), the way an agent's unrelated question does. Each question goes through
-`models.retrieval.query.search` (lexical: the ranking without an embedder) at each threshold, top 10.
+`models.retrieval.query.search` at each threshold, top 10: lexical (the ranking without an embedder), or
+with `--mode hybrid` the configured embedder's (EMBEDDINGS=local: the local MiniLM).
 Reported per threshold: the labelled questions whose fact is still in the answer (recall@10), and the
 off-topic questions answered with nothing. docs/api.md ("memory.query") gives the figures and what the
 chosen value means.
@@ -23,7 +24,7 @@ from pathlib import Path
 from bench.retrieval_quality import PG_ADMIN_URL, TOP, distractors, load_set
 
 PG_DB = "memconsole_bench_threshold"
-THRESHOLDS = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8)
+THRESHOLDS = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.8)
 OFF_TOPIC = [
     "quantum entanglement weekly",
     "What is the boiling point of mercury?",
@@ -53,10 +54,11 @@ OFF_TOPIC = [
 ]
 
 
-def run_database(url: str, texts: list[str], cases: list[tuple[str, int]]) -> dict:
+def run_database(url: str, texts: list[str], cases: list[tuple[str, int]], mode: str) -> dict:
     from flask_migrate import upgrade
 
     from console import create_app
+    from jobs import embeddings, relations
     from models import Agent, db
     from models.changes.mutations import create_memory
     from models.retrieval import query
@@ -75,15 +77,15 @@ def run_database(url: str, texts: list[str], cases: list[tuple[str, int]]) -> di
             for text in texts
         ]  # fmt: skip
 
+        if mode == "hybrid":
+            if embeddings.semantic_embedder() is None:
+                raise SystemExit("--mode hybrid needs a real embedder (EMBEDDINGS=local or an endpoint)")
+            relations.backfill(relations.stale_memories([agent.id]))
+
         def search(question: str, threshold: float | None) -> list:
-            return query.search(
-                agent.id,
-                text=question,
-                categories=["profile"],
-                top_k=TOP,
-                threshold=threshold,
-                mode="lexical",
-            )
+            dense = embeddings.query_vector(question) if mode == "hybrid" else None
+            return query.search(agent.id, text=question, categories=["profile"], top_k=TOP,
+                                threshold=threshold, mode=mode, dense=dense, with_match=True)  # fmt: skip
 
         for threshold in THRESHOLDS:
             found = sum(ids[target] in {h.id for h in search(q, threshold)} for q, target in cases)
@@ -111,10 +113,13 @@ def run_database(url: str, texts: list[str], cases: list[tuple[str, int]]) -> di
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--mode", choices=("lexical", "hybrid"), default="lexical",
+                        help="hybrid: with the configured embedder (EMBEDDINGS=local: the local MiniLM)")  # fmt: skip
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_OFFLINE", "1")
-    os.environ["EMBEDDINGS"] = "hashed"  # the lexical ranking, which is what the calibration is of
+    if args.mode == "lexical":
+        os.environ["EMBEDDINGS"] = "hashed"  # no embedder: the lexical ranking alone
     labelled = load_set()
     texts = [item["fact"] for item in labelled] + distractors()
     order = list(range(len(texts)))
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     for database in [d.strip() for d in args.databases.split(",") if d.strip()]:
         if database == "sqlite":
             folder = tempfile.mkdtemp(prefix="memconsole-threshold-")
-            results[database] = run_database(f"sqlite:///{folder}/threshold.sqlite", texts, cases)
+            results[database] = run_database(f"sqlite:///{folder}/threshold.sqlite", texts, cases, args.mode)
         else:
             import sqlalchemy as sa
 
@@ -135,12 +140,16 @@ def main(argv: list[str] | None = None) -> int:
                 conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)'))
                 conn.execute(sa.text(f'CREATE DATABASE "{PG_DB}"'))
             try:
-                results[database] = run_database(PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + PG_DB, texts, cases)
+                results[database] = run_database(
+                    PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + PG_DB, texts, cases, args.mode
+                )
             finally:
                 with admin.connect() as conn:
                     conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{PG_DB}" WITH (FORCE)'))
                 admin.dispose()
-    print(f"{len(texts)} memories, {len(cases)} labelled questions, {len(OFF_TOPIC)} off-topic\n")
+    print(
+        f"{args.mode}: {len(texts)} memories, {len(cases)} labelled questions, {len(OFF_TOPIC)} off-topic\n"
+    )
     print("| database | threshold | labelled recall@10 | off-topic answered with nothing |")
     print("| --- | ---: | ---: | ---: |")
     for database, figures in results.items():

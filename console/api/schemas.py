@@ -124,8 +124,9 @@ class MemoryQuery(Request):
         description="Only results whose `match` reaches this: an absolute score, independent of the other "
         "results, so a question nothing answers well returns nothing. `match` is the share of the question's "
         "word weight the memory holds (1.0: every word; rare words weigh more), or, with a real embedder, its "
-        "cosine similarity when that is higher. What values keep and drop on the labelled set: docs/api.md, "
-        '"memory.query".',
+        "cosine similarity when that is higher. With the local MiniLM, 0.45 keeps 99% of the labelled set's "
+        "answers and drops every off-topic question; lexically no value separates them as well "
+        '(docs/api.md, "memory.query").',
     )
     relative_threshold: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
         default=None,
