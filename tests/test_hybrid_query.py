@@ -426,3 +426,24 @@ def test_vector_search_is_auto_pgvector_or_matrix(tmp_path, monkeypatch):
     monkeypatch.setenv("VECTOR_SEARCH", "faiss")
     with pytest.raises(ValueError, match="VECTOR_SEARCH must be auto, pgvector or matrix"):
         Config(str(tmp_path), {"SECRET_KEY": "x"})
+
+
+def test_with_an_embedder_the_threshold_keeps_a_paraphrase_and_drops_a_question_about_nothing_held(
+    app, client, make_agent, embedder
+):
+    """`threshold` compares a hit's match, the larger of its word share and its cosine: a paraphrase that
+    shares no word with its memory passes by meaning, a question about nothing held has neither."""
+    agent = make_agent(role="supervisor")
+    target, _, _ = paraphrase_set(agent)
+    backfill_all()
+    response = client.post(
+        "/api/v1/memory/query",
+        json={"query": QUESTION, "return": "full", "threshold": 0.45},
+        headers=bearer(agent),
+    )
+    results = response.get_json()["results"]
+    assert results[0]["id"] == target.id and results[0]["match"] >= 0.45
+    assert all(r["match"] >= 0.45 for r in results)
+    unrelated = "Which vegetarian meal is for lunch?"
+    assert ask(client, agent, unrelated) != []  # the best candidate is still relevance 1.0
+    assert ask(client, agent, unrelated, threshold=0.45) == []
