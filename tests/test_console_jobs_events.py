@@ -8,11 +8,12 @@ import re
 from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 from rq import SimpleWorker
 
 from console.workers.last_runs import figures
 from infra.queues import get_rq
-from models import db, utcnow
+from models import RefinementSession, db, utcnow
 from models.changes.mutations import create_memory
 from models.history.events import OpEvent
 from tests.browser.support import make_admin, post, signed_in
@@ -45,6 +46,8 @@ def test_a_recurring_job_run_by_hand_shows_when_how_long_its_result_and_what_it_
     row = _row(web.get("/jobs").text, "over-budget-scan")
     assert "took " in row and "run by hand" in row and 'class="badge s-ok">done' in row
     assert re.search(r"over budget\s+1\b", row), row  # the scan's own counts, not its words
+    session = db.session.scalar(sa.select(RefinementSession.id).where(RefinementSession.agent_id == agent.id))
+    assert f'href="/sessions/{session}"' in row  # the session it queued, linked
     link = re.search(r'<a class="changes" href="([^"]+)"', row).group(1)
     assert link.startswith("/activity?") and "since=" in link and "until=" in link
     assert web.get(link.replace("&amp;", "&")).status_code == 200

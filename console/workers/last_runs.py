@@ -26,6 +26,10 @@ from models.parsing import to_utc
 from .board import exception_type
 
 NOW_KEY = "console:recurring-now:"  # + the job's name → the id of its latest "Run now" job
+# Jobs whose result lists refinement sessions (queued, re-queued, failed, interrupted) by id: the
+# sessions are what they changed, so the page links each one (jobs/triggers.py).
+SESSION_JOBS = {"refinement-sweep", "over-budget-scan", "session-reconcile"}
+SESSIONS_SHOWN = 10
 _KEY = re.compile(r"^[a-z][a-z_]{0,39}$")
 
 
@@ -38,6 +42,7 @@ class LastRun:
     error_type: str | None = None
     figures: list[tuple[str, int]] = field(default_factory=list)
     manual: bool = False  # an admin's "Run now"
+    session_ids: list[int] = field(default_factory=list)  # sessions the run queued or closed
 
     @property
     def seconds(self) -> float | None:
@@ -78,7 +83,19 @@ def _time(moment: object) -> datetime | None:
     return to_utc(moment) if isinstance(moment, datetime) else None
 
 
-def _run(job: Job, manual: bool) -> LastRun | None:
+def session_ids(value: object) -> list[int]:
+    """The refinement session ids a session job's result lists, first ones first, at most a few."""
+    if not isinstance(value, dict):
+        return []
+    ids: list[int] = []
+    for key in ("queued", "requeued", "failed", "interrupted"):
+        items = value.get(key)
+        if isinstance(items, list):
+            ids += [i for i in items if isinstance(i, int) and not isinstance(i, bool) and i not in ids]
+    return ids[:SESSIONS_SHOWN]
+
+
+def _run(job: Job, manual: bool, sessions: bool) -> LastRun | None:
     started = _time(job.started_at)
     if started is None:
         return None  # never ran (or waiting for its first run)
@@ -86,11 +103,22 @@ def _run(job: Job, manual: bool) -> LastRun | None:
     status_name = str(getattr(status, "value", status) or "unknown")
     result = job.latest_result()
     error = figures_of = None
+    ids: list[int] = []
     if result is not None and result.type == Result.Type.FAILED:
         error = exception_type(result.exc_string)
     elif result is not None and result.type == Result.Type.SUCCESSFUL:
         figures_of = figures(result.return_value)
-    return LastRun(job.id, status_name, started, _time(job.ended_at), error, figures_of or [], manual=manual)
+        ids = session_ids(result.return_value) if sessions else []
+    return LastRun(
+        job.id,
+        status_name,
+        started,
+        _time(job.ended_at),
+        error,
+        figures_of or [],
+        manual=manual,
+        session_ids=ids,
+    )
 
 
 def last_runs(rq: RQ, specs: tuple[Recurring, ...]) -> dict[str, LastRun]:
@@ -105,7 +133,7 @@ def last_runs(rq: RQ, specs: tuple[Recurring, ...]) -> dict[str, LastRun]:
     jobs = Job.fetch_many([job_id for _, job_id, _ in ids], connection=connection)
     out: dict[str, LastRun] = {}
     for (name, _, manual), job in zip(ids, jobs, strict=True):
-        run = _run(job, manual) if job is not None else None
+        run = _run(job, manual, name in SESSION_JOBS) if job is not None else None
         if run is None:
             continue
         if name not in out or (out[name].started_at or datetime.min) < (run.started_at or datetime.min):
