@@ -305,9 +305,9 @@ def page(block: list[Entry], *, cursor: str | None, max_tokens: int | None) -> P
 
 
 def etag(block_digest: str, shown: dict[str, Any], *, text: bool) -> str:
-    """A strong ETag of exactly what the response shows: its memories (`page_digest` or `digest`: their
-    signatures, in order) and `shown` (usage, delta, revision, paging: whatever else the response
-    shows), so it changes if and only if the block does."""
+    """A strong ETag of exactly what the response shows: its memories (`page_digest` or `digest`: the sum
+    of their signatures, each of which signs its place in the order too) and `shown` (usage, delta,
+    revision, paging: whatever else the response shows), so it changes if and only if the block does."""
     body = [FORMAT_VERSION, "text" if text else "json", block_digest, shown]
     return '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
 
