@@ -109,20 +109,34 @@ def update_memory(
     fields = clean_fields(changes)
     with atomic():
         memory = load_row(agent_id, memory_id)
-        frozen = guard_update(actor, memory, fields)
-        if allowed is not None:  # the caller's category allowlist, on the row as locked
-            allowed([memory["category"], fields.get("category", memory["category"])])
-        before = snapshot_row(memory)
-        values = {name: value for name, value in fields.items() if name != "content"}
-        if "content" in fields:
-            values.update(content_fields(fields["content"]))
-        values["updated_at"] = utcnow()
-        with guard_privilege("admin") if frozen else nullcontext():  # the database guard sees the admin
-            write_rows([memory], values)
-        record_change(
-            op_id=new_op_id(), actor=actor, action="update", agent_id=agent_id, memory_id=memory_id,
-            session_id=session_id, before=before, after=snapshot_row(memory), data={"fields": sorted(fields)},
-        )  # fmt: skip
+        return apply_update(agent_id, memory, fields, actor=actor, session_id=session_id, allowed=allowed)
+
+
+def apply_update(
+    agent_id: int,
+    memory: dict[str, Any],
+    fields: dict[str, Any],
+    *,
+    actor: str,
+    session_id: int | None = None,
+    allowed: Callable[[list[str | None]], None] | None = None,
+) -> AgentMemory:
+    """The update of a row its caller locked in this transaction (`rows.load_row`), with cleaned fields:
+    the locks and the allowlist on the locked row, then the change and its records."""
+    frozen = guard_update(actor, memory, fields)
+    if allowed is not None:  # the caller's category allowlist, on the row as locked
+        allowed([memory["category"], fields.get("category", memory["category"])])
+    before = snapshot_row(memory)
+    values = {name: value for name, value in fields.items() if name != "content"}
+    if "content" in fields:
+        values.update(content_fields(fields["content"]))
+    values["updated_at"] = utcnow()
+    with guard_privilege("admin") if frozen else nullcontext():  # the database guard sees the admin
+        write_rows([memory], values)
+    record_change(
+        op_id=new_op_id(), actor=actor, action="update", agent_id=agent_id, memory_id=memory["id"],
+        session_id=session_id, before=before, after=snapshot_row(memory), data={"fields": sorted(fields)},
+    )  # fmt: skip
     return as_objects([memory])[0]
 
 

@@ -33,9 +33,10 @@ from sqlalchemy import select
 
 from models.changes import mutations, patches, retention
 from models.changes.patch_tables import ProposedPatch
+from models.changes.rows import load_row
 from models.changes.rules import check_actor, check_may_protect, clean_fields, guard_update, is_agent_path
-from models.db import db
-from models.errors import NotFound, ValidationFailed
+from models.db import atomic, db
+from models.errors import ValidationFailed
 from models.history import events
 from models.memories.memory import AgentMemory
 from models.memories.writing import check_content
@@ -54,9 +55,10 @@ class Written:
     patch: ProposedPatch | None = None
 
 
-def _words(actor: str, memory_type: str, content: Any) -> Any:
-    """Step 2: the writing rules of the type for agent paths (normalised text back); an admin's as given."""
-    if is_agent_path(actor) and isinstance(content, str):
+def _words(actor: str, memory_type: Any, content: Any) -> Any:
+    """Step 2: the writing rules of the type for agent paths (normalised text back); an admin's as given.
+    A value of the wrong kind passes through for the field rules to refuse by name."""
+    if is_agent_path(actor) and isinstance(content, str) and isinstance(memory_type, str):
         return check_content(memory_type, content)
     return content
 
@@ -152,60 +154,39 @@ def change(
     **changes: Any,
 ) -> Written:
     """Update an active memory, or hold the update as a patch when it changes a user-context field's value
-    (its content or field tags; a sensitive field's memory is held whatever changes)."""
+    (its content or field tags; a sensitive field's memory is held whatever changes). The row is locked
+    and read once, and every step after reads it as locked."""
     check_actor(actor)
     if not changes and not field:
         raise ValidationFailed("nothing to update")
-    current = _active(agent_id, memory_id)
-    guard_update(actor, current, changes)
-    if allowed is not None:
-        allowed([current["category"], changes.get("category", current["category"])])
-    if field:
-        changes["tags"] = _with_field(changes.get("tags", current["tags"] or []), field)
-    if "content" in changes or "memory_type" in changes:  # the words must suit the type they end up with
-        text = _words(
-            actor,
-            changes.get("memory_type", current["memory_type"]),
-            changes.get("content", current["content"]),
-        )
-        if "content" in changes:
-            changes["content"] = text
-    cleaned = clean_fields(changes)
-    context = patches.context_field(list(current["tags"] or []) + list(cleaned.get("tags") or []))
-    if context and (context in patches.SENSITIVE_FIELDS or {"content", "tags"} & set(cleaned)):
-        patch, memory = patches.write_context(
-            agent_id,
-            "update",
-            context,
-            cleaned,
-            memory_id=current["id"],
-            actor=actor,
-            signals=signals,
-            turn=turn,
-        )
-        if memory is None:
-            events.note(agent_id, "update", "skipped", memory_id=current["id"], category=current["category"])
-        return Written(memory, patch)
-    memory = mutations.update_memory(
-        agent_id, current["id"], actor=actor, session_id=session_id, allowed=allowed, **cleaned
-    )
-    return Written(memory)
-
-
-def _active(agent_id: int, memory_id: Any) -> dict[str, Any]:
-    """The memory's lock-relevant columns as they are now (the mutation re-reads them under its row lock);
-    another agent's, a deleted or a missing memory is "not found" alike."""
-    if isinstance(memory_id, bool) or not isinstance(memory_id, int):
-        raise ValidationFailed(f"memory id must be an integer, not {type(memory_id).__name__}")
-    row = db.session.execute(
-        select(
-            AgentMemory.id, AgentMemory.memory_type, AgentMemory.tags, AgentMemory.category,
-            AgentMemory.constitutional, AgentMemory.content,
-        ).where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent_id, AgentMemory.deleted_at.is_(None))
-    ).first()  # fmt: skip
-    if row is None:
-        raise NotFound(f"memory #{memory_id} not found")
-    return dict(row._mapping)
+    with atomic():
+        current = load_row(agent_id, memory_id)  # another agent's, a deleted or a missing one: not found
+        guard_update(actor, current, changes)
+        if allowed is not None:
+            allowed([current["category"], changes.get("category", current["category"])])
+        if field:
+            changes["tags"] = _with_field(changes.get("tags", current["tags"] or []), field)
+        if "content" in changes or "memory_type" in changes:  # the words must suit the type they end up with
+            text = _words(
+                actor,
+                changes.get("memory_type", current["memory_type"]),
+                changes.get("content", current["content"]),
+            )
+            if "content" in changes:
+                changes["content"] = text
+        cleaned = clean_fields(changes)
+        context = patches.context_field(list(current["tags"] or []) + list(cleaned.get("tags") or []))
+        if context and (context in patches.SENSITIVE_FIELDS or {"content", "tags"} & set(cleaned)):
+            patch, memory = patches.write_context(
+                agent_id, "update", context, cleaned, memory_id=current["id"], actor=actor, signals=signals,
+                turn=turn,
+            )  # fmt: skip
+            if memory is None:
+                events.note(
+                    agent_id, "update", "skipped", memory_id=current["id"], category=current["category"]
+                )
+            return Written(memory, patch)
+        return Written(mutations.apply_update(agent_id, current, cleaned, actor=actor, session_id=session_id))
 
 
 def remove(
