@@ -51,6 +51,11 @@ class Config:
         self.API_FLUSH_SECONDS = float(env.get("API_FLUSH_SECONDS", 2.0))
         # Storage quotas per agent (models/agents/quotas.py).
         self.MAX_MEMORIES_PER_AGENT = int(env.get("MAX_MEMORIES_PER_AGENT", 100_000))
+        # The retention guard (models/changes/retention.py): an agent's own core deletions outside a session
+        # within this window may not take it below its min_retention share; 0 turns it off. The first
+        # RETENTION_GUARD_FREE_DELETES core deletions of a window always pass.
+        self.RETENTION_GUARD_WINDOW_HOURS = float(env.get("RETENTION_GUARD_WINDOW_HOURS", 24))
+        self.RETENTION_GUARD_FREE_DELETES = int(env.get("RETENTION_GUARD_FREE_DELETES", 5))
         self.MAX_CHECKPOINT_BYTES_PER_AGENT = int(env.get("MAX_CHECKPOINT_BYTES_PER_AGENT", 64 * 1024 * 1024))
         # Workers take queues in this order (README, "Queues"): an admin's own request first, so a burst of
         # scheduled or background work never delays it.
@@ -100,15 +105,15 @@ class Config:
         self.HISTORY_PARTITIONS_AHEAD = int(env.get("HISTORY_PARTITIONS_AHEAD", 3))
         # Memory categories and per-role allowlists (models/memories/categories.py): the shipped file unless set.
         self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
+        # GET /api/v1/context (README, "The agent API"): the journals of this many days join the core memories.
+        self.CONTEXT_JOURNAL_DAYS = int(env.get("CONTEXT_JOURNAL_DAYS", 7))
+        # Each web process keeps every agent's last rendered block up to this many MB (console/api/context_cache.py).
+        self.CONTEXT_CACHE_MB = float(env.get("CONTEXT_CACHE_MB", 64))
         for key, value in overrides.items():
             setattr(self, key, value)
         if "DATABASE_URL" in overrides:
             self.SQLALCHEMY_DATABASE_URI = normalise_database_url(overrides["DATABASE_URL"])
         # A streaming replica for console pages and memory.query reads (models/db.py, "read replica").
-        # GET /api/v1/context (README, "The agent API"): the journals of this many days join the core memories.
-        self.CONTEXT_JOURNAL_DAYS = int(env.get("CONTEXT_JOURNAL_DAYS", 7))
-        # Each web process keeps every agent's last rendered block up to this many MB (console/api/context_cache.py).
-        self.CONTEXT_CACHE_MB = float(env.get("CONTEXT_CACHE_MB", 64))
         replica = overrides.get("DATABASE_REPLICA_URL", env.get("DATABASE_REPLICA_URL"))
         self.DATABASE_REPLICA_URL = replica or None
         if replica:
