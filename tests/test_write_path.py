@@ -596,3 +596,23 @@ def test_every_creating_entry_point_applies_the_writing_rules_and_the_quota_alik
     write.save(agent.id, "The user already holds one memory.", actor="admin:1")
     over = _create_by(door, {**ctx, "content": "The user likes strong tea.", "type": "semantic"})
     assert over == (409, "quota_exceeded") and count() == 1
+
+
+def test_dedup_takes_its_agents_rows_before_their_memories_as_every_writer_does(make_agent):
+    """The lock order of rows.py (the agent, then its memories) for the set-based dedup too: on PostgreSQL
+    a dedup and an API writer of the same agent queue instead of deadlocking in the counter trigger."""
+    from tests.conftest import DB_KIND
+    from tests.sql_statements import statements_sent
+
+    if DB_KIND != "postgresql":
+        pytest.skip("row locks are PostgreSQL's (SQLite's writer lock serialises every writer)")
+    agent = make_agent()
+    write.save(agent.id, FACT, actor="agent")
+    write.save(agent.id, FACT, actor="agent")
+    with statements_sent("FOR") as sent:
+        assert len(dedup_for_agent(agent.id)) == 1
+    locks = [
+        statement for statement, _ in sent if "FOR UPDATE" in statement or "FOR NO KEY UPDATE" in statement
+    ]
+    assert "FROM agents" in locks[0] and "FOR NO KEY UPDATE" in locks[0]
+    assert "agent_memories" in locks[1]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from sqlalchemy import and_, func, select, tuple_, update
 
 from models.changes.records import record_changes
+from models.changes.rows import lock_agents
 from models.db import atomic, db, utcnow
 from models.history.audit import CHUNK, latest_content_refs, new_op_id, snapshot_values
 from models.memories.fields import SCOPING_FIELDS
@@ -58,6 +59,9 @@ def dedup_for_agents(
     )
     in_groups = and_(active_core, tuple_(table.c.agent_id, table.c.content_hash).in_(groups))
     with atomic():
+        # The agents' rows first, in id order, as every writer of memories takes them (rows.py), so dedup
+        # queues behind a writer instead of deadlocking with it in the counter trigger.
+        lock_agents(select(groups.subquery().c.agent_id))
         # Lock every row of those groups, keepers included, before deciding anything: a keeper cannot
         # be deleted under us while its twin is soft-deleted as a duplicate.
         if not db.session.execute(select(table.c.id).where(in_groups).with_for_update()).first():

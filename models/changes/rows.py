@@ -109,6 +109,18 @@ def _locked_agent() -> Any:
     )
 
 
+def lock_agents(agent_ids: Select) -> None:
+    """`lock_agent` for the agents a statement names, in id order (two such writers cannot deadlock), for a
+    set-based write over several agents' memories (dedup). PostgreSQL only, like `lock_agent`."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(
+            select(AGENTS.c.id)
+            .where(AGENTS.c.id.in_(agent_ids))
+            .order_by(AGENTS.c.id)
+            .with_for_update(key_share=True)
+        )
+
+
 def lock_agent(agent_id: int) -> None:
     """Take the agent row's write lock now, before any memory row, for a write that changes an agent's
     memories without `lock_rows` first (which takes it itself). PostgreSQL only: SQLite's writer lock,
