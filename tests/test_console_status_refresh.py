@@ -16,6 +16,8 @@ from rq import SimpleWorker
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, RefinementSession, db
 from models.changes.mutations import create_memory
+from models.changes.timemachine import rollback_operation, rollback_session
+from models.readmodels.sessions import session_statuses
 from tests.browser.support import ADMIN_EMAIL, fresh, make_admin, signed_in
 
 
@@ -191,3 +193,19 @@ def test_a_finished_refinement_re_sends_figures_sessions_and_storage_to_the_agen
         f"/sessions/{session_id}/progress", headers={"HX-Request": "true", **_on(f"/sessions/{session_id}")}
     )
     assert own.headers.get("HX-Refresh") == "true"
+
+
+def test_a_sessions_status_follows_a_chain_of_rollbacks_and_their_undoing(app, admin, make_agent):
+    agent, session = _refined_agent(make_agent, "chained")
+    other, untouched = _refined_agent(make_agent, "neighbour")
+    assert session_statuses([session])[session.id].code == "completed"
+    first = rollback_session(session.id, actor=admin.actor).op_id
+    state = session_statuses([session, untouched])
+    assert state[session.id].rolled_back and state[session.id].rollback.op_id == first
+    assert state[session.id].by == ADMIN_EMAIL
+    assert state[untouched.id].code == "completed"  # another agent's session is not touched
+    undo = rollback_operation(first, actor="system:test").op_id  # the rollback undone: completed again
+    assert session_statuses([session])[session.id].code == "completed"
+    rollback_operation(undo, actor="system:test")  # the undoing undone: rolled back by the first again
+    again = session_statuses([session])[session.id]
+    assert again.rolled_back and again.rollback.op_id == first

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import defer
 
 from models.admins.user import User
@@ -68,16 +68,25 @@ def live_rollbacks(sessions: Sequence[RefinementSession]) -> dict[int, SessionRo
 
     A rollback undone by a later rollback of its operation no longer counts, and one whose undoing was
     itself undone counts again: each rollback is live when no live rollback targets it. Reads only the
-    metadata columns of these agents' rollback records since the oldest session (never a snapshot)."""
+    metadata columns of each agent's rollback records since its oldest session given (never a snapshot)."""
     if not sessions:
         return {}
     wanted = {s.id for s in sessions}
+    since: dict[
+        int, datetime
+    ] = {}  # each agent's records from its oldest session shown: one index range each
+    for s in sessions:
+        since[s.agent_id] = min(since.get(s.agent_id, s.started_at), s.started_at)
     rows = db.session.execute(
         select(AuditLog.op_id, AuditLog.actor, AuditLog.created_at, AuditLog.data)
         .where(
-            AuditLog.agent_id.in_(sorted({s.agent_id for s in sessions})),
+            or_(
+                *(
+                    and_(AuditLog.agent_id == agent, AuditLog.created_at >= start)
+                    for agent, start in since.items()
+                )
+            ),
             AuditLog.action == "rollback",
-            AuditLog.created_at >= min(s.started_at for s in sessions),
         )
         .order_by(AuditLog.id)
     ).all()
