@@ -103,7 +103,7 @@ def fused_pool(
     route: Route = "exact",
     rare: bool = True,
 ) -> Select[Any]:
-    """Hybrid candidates (id, category, recency, imp, relevance, lexical, cosine): the lexical pool (`lexical_pool`, found
+    """Hybrid candidates (id, category, recency, imp, weight, relevance, lexical, cosine): the lexical pool (`lexical_pool`, found
     by `route`, when there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
 
     - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
@@ -139,6 +139,7 @@ def fused_pool(
             func.max(both.c.category).label("category"),
             func.max(both.c.recency).label("recency"),
             func.max(both.c.imp).label("imp"),
+            func.max(both.c.weight).label("weight"),
             func.max(both.c.lexical).label("lexical"),
             func.max(both.c.cosine).label("cosine"),
             *([func.max(both.c.dense_rank).label("dense_rank")] if rrf else []),
@@ -175,6 +176,7 @@ def fused_pool(
             merged.c.category,
             merged.c.recency,
             merged.c.imp,
+            merged.c.weight,
             merged.c.lexical,
             merged.c.cosine,
             raw.label("raw"),
@@ -188,6 +190,7 @@ def fused_pool(
         fused.c.category,
         fused.c.recency,
         fused.c.imp,
+        fused.c.weight,
         case((best.c.raw > 0, fused.c.raw / best.c.raw), else_=0.0).label("relevance"),
         fused.c.lexical,  # the absolute match reads both scores as they are (ranking.scored)
         fused.c.cosine,

@@ -155,7 +155,7 @@ def _match(dialect: str, param: str) -> ColumnElement[Any]:
 
 
 def recent_pool(dialect: str, where: list[ColumnElement[bool]]) -> Select[Any]:
-    """Without query words: the POOL_RECENT newest memories (id, category, recency, imp)."""
+    """Without query words: the POOL_RECENT newest memories (id, category, recency, imp, weight)."""
     return (
         select(*candidate_columns(dialect, lexical=False))
         .where(*where)
@@ -298,14 +298,19 @@ def lexical_pool(
         .subquery("scored_once")
     )
     return select(
-        once.c.id, once.c.category, once.c.recency, once.c.imp, squashed(once.c.lexical).label("lexical")
+        once.c.id,
+        once.c.category,
+        once.c.recency,
+        once.c.imp,
+        once.c.weight,
+        squashed(once.c.lexical).label("lexical"),
     )
 
 
 def _matched() -> tuple[ColumnElement[Any], ...]:
     """What scoring needs of a match (PostgreSQL)."""
     return (
-        *(_T.c[name] for name in ("id", "category", "updated_at", "importance")),
+        *(_T.c[name] for name in ("id", "category", "updated_at", "importance", "memory_type")),
         FTS_VECTOR.label("fts_vector"),
         bm25_length(FTS_VECTOR).label("length"),
     )

@@ -16,11 +16,14 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   models/retrieval/fusion.py); the absolute `match` (`coverage`) is what `threshold` compares;
 - recency: 1 / (1 + age in units of 30 days), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
+- the kind of memory: an insight (memory_type `insight`, the ToM job's inference about a person,
+  docs/spec/003-memory-system.md §3) is the agent's guess, not a stated fact, so its score is multiplied by
+  INSIGHT_WEIGHT (0.8): below a fact of equal relevance, recency and importance, still returned;
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
   the strength of the memory's strongest edge, applied when re-ranking the leaders.
 
-score = 0.6 relevance + 0.25 recency + 0.15 importance (without query words: 0.6 recency + 0.4
-importance).
+score = (0.6 relevance + 0.25 recency + 0.15 importance) x weight (without query words: (0.6 recency +
+0.4 importance) x weight), the weight INSIGHT_WEIGHT for an insight and 1 for every other memory.
 
 Every function here builds SQL expressions only; models/retrieval/query.py assembles them into one
 statement per shape of request.
@@ -57,6 +60,10 @@ W_RELATED = (
     0.1  # docs/spec/003-memory-system.md §2: a small boost by the strongest relation edge of the memory
 )
 RECENCY_DAYS = 30.0
+# docs/spec/003-memory-system.md §3: insights surface with low weight. A multiplier on the whole score, so an
+# insight ranks below a fact it ties with and above one it clearly out-scores (a fact the question barely
+# touches); README, "Retrieval".
+INSIGHT_WEIGHT = 0.8
 DEFAULT_IMPORTANCE = 2
 # BM25's term-frequency saturation and length normalisation: FTS5's bm25() fixes these two, so the
 # PostgreSQL expression uses them too.
@@ -179,7 +186,8 @@ def candidate_columns(
     lexical: bool = True,
     source: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] | None = None,
 ) -> list[ColumnElement[Any]]:
-    """What the ranking needs of a candidate: id, category, recency, importance, and lexical score.
+    """What the ranking needs of a candidate: id, category, recency, importance, weight (`kind_weight`) and
+    lexical score.
 
     `source`: the columns to score (default agent_memories itself), e.g. those of the matches CTE."""
     c: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] = source if source is not None else _T.c
@@ -189,11 +197,22 @@ def candidate_columns(
         c.category,
         recency(dialect, c.updated_at).label("recency"),
         ((importance - 1) / 4.0).label("imp"),
+        kind_weight(c.memory_type).label("weight"),
     ]
     if lexical:  # SQLite's; PostgreSQL's pool calls lexical_score itself
         vector = FTS_VECTOR if source is None else c.fts_vector
         columns.append(lexical_score(dialect, vector).label("lexical"))
     return columns
+
+
+def kind_weight(memory_type: ColumnElement[Any]) -> ColumnElement[Any]:
+    """What a candidate's score is multiplied by for its kind: INSIGHT_WEIGHT for an insight, else 1."""
+    # Literals in the statement's text, not parameters: a prepared statement's generic plan types an
+    # untyped parameter as text, which cannot multiply a score.
+    return case(
+        (memory_type == literal_column("'insight'"), literal_column(repr(INSIGHT_WEIGHT), Float)),
+        else_=literal_column("1.0", Float),
+    )
 
 
 def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
@@ -229,6 +248,7 @@ def scored(pool: Subquery, kind: Scored) -> Subquery:
     else:
         relevance = match = cast(literal_column("NULL"), Float)
         score = 0.6 * pool.c.recency + 0.4 * pool.c.imp
+    score = score * pool.c.weight
     return select(
         pool.c.id, pool.c.category, relevance.label("relevance"), match.label("match"), score.label("score")
     ).subquery("scored")
