@@ -10,6 +10,7 @@ from .common import JSON_FLAG
 
 def register_commands(app: Flask) -> None:
     from .agents import agent_cli, memory_cli
+    from .checkpoints import checkpoints_cli
     from .embeddings import embeddings_cli
     from .history import audit_cli, sessions_cli
     from .maintenance import admin_cli, demo_command, rollback_cli
@@ -27,6 +28,7 @@ def register_commands(app: Flask) -> None:
         sessions_cli,
         audit_cli,
         embeddings_cli,
+        checkpoints_cli,
     ):
         _with_json_option(command)
         app.cli.add_command(command)
