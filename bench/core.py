@@ -184,7 +184,7 @@ def bench_api_creates(app, sizes: list[int], runs: int) -> list[dict]:
             body = {
                 "content": f"The user's standing fact number {n}.",
                 "memory_type": "core",
-                "category": None,
+                "category": "profile",
             }
 
             def create(body=body, headers=headers) -> None:
