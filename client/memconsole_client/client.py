@@ -18,6 +18,15 @@ from . import models as m
 from .calls import Call, _body, _by_status, _clean, _field, _model, _raw
 from .context import ContextCache, ContextEndpoint
 from .errors import TransportError, error_for
+from .recall import (
+    DEFAULT_RECALL_THRESHOLD,
+    RECALL_BUDGET_TOKENS,
+    RECALL_TOP_K,
+    Recall,
+    RecallCounts,
+    outcome,
+    should_recall,
+)
 
 DEFAULT_TIMEOUT = 30.0
 USER_AGENT = "memconsole-client/0.1"
@@ -42,6 +51,7 @@ OPERATIONS = {
     "confirm_patch": "confirm_patch",
     "reject_patch": "reject_patch",
     "get_agent": "get_agent",
+    "note_turn": "note_turn",
     "get_refinement_prompt": "get_refinement_prompt",
     "put_refinement_prompt": "set_refinement_prompt",
     "put_mechanic_preconsent": "set_mechanic_preconsent",
@@ -227,6 +237,13 @@ class _Endpoints(ContextEndpoint):
     def get_agent(self) -> m.AgentInfo:
         return self._send(Call("GET", "/agent", _model(m.AgentInfo)))
 
+    def note_turn(
+        self, recalled: bool, *, thread_id: str | None = None, user_id: str | None = None
+    ) -> m.TurnNoted:
+        """Note one of your turns for the recall figures (POST /turns); `recall()` does it for you."""
+        payload = _clean({"recalled": recalled, "thread_id": thread_id, "user_id": user_id})
+        return self._send(Call("POST", "/turns", _model(m.TurnNoted), json=payload))
+
     def get_refinement_prompt(self) -> m.RefinementPrompt:
         return self._send(Call("GET", "/agent/refinement-prompt", _model(m.RefinementPrompt)))
 
@@ -320,6 +337,7 @@ class Client(_Endpoints):
         self._http = http or httpx.Client(timeout=timeout)
         self._headers = _headers(token)
         self._context = ContextCache()
+        self.recall_counts = RecallCounts()
 
     def _send(self, call: Call) -> Any:
         try:
@@ -333,6 +351,27 @@ class Client(_Endpoints):
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__} talking to {self.base_url}") from error
         return _result(call, response)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        confidence: float,
+        threshold: float = DEFAULT_RECALL_THRESHOLD,
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        top_k: int = RECALL_TOP_K,
+        budget_tokens: int = RECALL_BUDGET_TOKENS,
+        **query_args: Any,
+    ) -> Recall:
+        """On-demand recall (memconsole_client.recall): memory.query only when `confidence` is below
+        `threshold`; the turn is noted either way and counted in `recall_counts`."""
+        recalled = should_recall(confidence, threshold)
+        self.note_turn(recalled, thread_id=thread_id, user_id=user_id)
+        result = (
+            self.query(query, top_k=top_k, budget_tokens=budget_tokens, **query_args) if recalled else None
+        )
+        return outcome(self.recall_counts, recalled, result)
 
     def close(self) -> None:
         self._http.close()
@@ -359,6 +398,7 @@ class AsyncClient(_Endpoints):
         self._http = http or httpx.AsyncClient(timeout=timeout)
         self._headers = _headers(token)
         self._context = ContextCache()
+        self.recall_counts = RecallCounts()
 
     def _send(self, call: Call) -> Awaitable[Any]:
         return self._asend(call)
@@ -375,6 +415,28 @@ class AsyncClient(_Endpoints):
         except httpx.TransportError as error:
             raise TransportError(f"{type(error).__name__} talking to {self.base_url}") from error
         return _result(call, response)
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        confidence: float,
+        threshold: float = DEFAULT_RECALL_THRESHOLD,
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        top_k: int = RECALL_TOP_K,
+        budget_tokens: int = RECALL_BUDGET_TOKENS,
+        **query_args: Any,
+    ) -> Recall:
+        """`Client.recall`, awaited."""
+        recalled = should_recall(confidence, threshold)
+        await self.note_turn(recalled, thread_id=thread_id, user_id=user_id)
+        result = (
+            await self.query(query, top_k=top_k, budget_tokens=budget_tokens, **query_args)
+            if recalled
+            else None
+        )
+        return outcome(self.recall_counts, recalled, result)
 
     async def aclose(self) -> None:
         await self._http.aclose()

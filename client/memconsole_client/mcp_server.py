@@ -21,6 +21,7 @@ from pydantic import Field
 
 from .client import AsyncClient
 from .errors import ApiError, TransportError
+from .recall import DEFAULT_RECALL_THRESHOLD
 
 INSTRUCTIONS = (
     "Long-term memory for this agent, governed by the memory console: every write is audited and "
@@ -77,10 +78,43 @@ def build_server(base_url: str, token: str) -> MCPServer:
         full: Annotated[
             bool, Field(description="Return full records (type, tags, dates) instead of bullets.")
         ] = False,
+        confidence: Annotated[
+            float | None,
+            Field(
+                ge=0,
+                le=1,
+                description="How sure you are (0-1) that you can answer without recalling. With it, the "
+                "search runs only when confidence is below recall_threshold, and the turn is counted for "
+                "the share of turns that recall (aim: under 10%).",
+            ),
+        ] = None,
+        recall_threshold: Annotated[
+            float, Field(ge=0, le=1, description="Recall when confidence is below this.")
+        ] = DEFAULT_RECALL_THRESHOLD,
     ) -> dict[str, Any]:
         """Search your long-term memory: ranked by relevance to the query words, recency and importance.
-        Returns `results` (id, category, text or full record) within a token budget."""
+        Returns `results` (id, category, text or full record) within a token budget. Given `confidence`,
+        searches only when unsure and says whether it `recalled`, with this session's turn counts."""
         filters = {"user_id": user_id} if user_id else None
+        if confidence is not None:
+            turn = await call(
+                "recall",
+                query,
+                confidence=confidence,
+                threshold=recall_threshold,
+                user_id=user_id,
+                categories=categories,
+                top_k=top_k,
+                filters=filters,
+                return_="full" if full else None,
+            )
+            counts = {
+                "recalled": turn.recalled,
+                "turns": turn.turns,
+                "recalls": turn.recalls,
+                "share": turn.share,
+            }
+            return {**(_dump(turn.result) if turn.result else {"results": []}), **counts}
         result = await call(
             "query",
             query,

@@ -174,6 +174,20 @@ class ExtractionQueued(Model):
     min_turn_chars: int
 
 
+class RecallShare(Model):
+    """Turns the agent noted in a window (POST /turns) and how many recalled; share is null without turns."""
+
+    window: str
+    turns: int
+    recalled: int
+    share: float | None = None
+
+
+class TurnNoted(Model):
+    recalled: bool
+    noted: bool
+
+
 class AgentInfo(Model):
     id: int
     name: str
@@ -186,6 +200,7 @@ class AgentInfo(Model):
     has_refinement_prompt: bool
     last_refinement_at: datetime | None = None
     categories: list[str]
+    recall: list[RecallShare] = Field(default_factory=list)
 
 
 class RefinementPrompt(Model):

@@ -21,6 +21,7 @@ from jobs.triggers import enqueue_refinement
 from models import Agent, DomainError, db
 from models.agents.quotas import usage
 from models.changes.agent_settings import update_agent_settings
+from models.history.events import recall_shares
 from models.history.session import SESSION_STATUSES
 from models.parsing import parse_id
 from models.readmodels.dashboard import DASHBOARD_FILTERS, DASHBOARD_SORTS, dashboard_agents
@@ -124,7 +125,15 @@ def agent_context(agent: Agent) -> dict:
     sessions = recent_sessions(agent.id)
     live = next((s for s in sessions if s.status in ("queued", "running")), None)
     statuses = session_statuses([*sessions, row.last])
-    return {"agent": agent, "row": row, "sessions": sessions, "live": live, "statuses": statuses}
+    recall = recall_shares(agent.id)[-1]  # the last 7 days' turns noted by the agent (POST /api/v1/turns)
+    return {
+        "agent": agent,
+        "row": row,
+        "sessions": sessions,
+        "live": live,
+        "statuses": statuses,
+        "recall": recall,
+    }
 
 
 @bp.get("/agents/<int:agent_id>")

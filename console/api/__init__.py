@@ -13,6 +13,7 @@ from . import (  # registers the routes on the blueprint
     routes_memory,
     routes_query,
     routes_store,
+    routes_turns,
 )
 from .blueprint import api, bp
 

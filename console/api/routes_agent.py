@@ -20,6 +20,7 @@ from .schemas import (
     GrantOut,
     PreconsentIn,
     PreconsentOut,
+    RecallShareOut,
     RefinementPromptIn,
     RefinementPromptOut,
 )
@@ -40,13 +41,15 @@ def _agent_out() -> AgentOut:
         last_refinement_at=agent.last_refinement_at,
         categories=allowed_categories(),
         events=[EventCountOut(**vars(row)) for row in events.counts(agent.id)],
+        recall=[RecallShareOut(**vars(r), share=r.share) for r in events.recall_shares(agent.id)],
     )
 
 
 @api.route("/agent", "GET", summary="Your own settings", tag="agent", responses={200: AgentOut})
 def get_agent():
     """Name, role and its categories, core token budget and usage, when it was last refined, retention
-    threshold, pre-consent, and event counts by node and op over 24 hours and 7 days."""
+    threshold, pre-consent, event counts by node and op over 24 hours and 7 days, and the share of your
+    noted turns that recalled (POST /turns)."""
     return _agent_out()
 
 

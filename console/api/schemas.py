@@ -487,6 +487,11 @@ class AgentOut(Response):
         description="Operational events on your memory (docs/spec/003-memory-system.md §14) by node and op, over the last 24 hours "
         "and 7 days; content-free."
     )
+    recall: list[RecallShareOut] = Field(
+        default_factory=list,
+        description="The turns you noted (POST /turns) over the last 24 hours and 7 days and how many recalled "
+        "(docs/spec/003-memory-system.md §11 wants under 10%).",
+    )
 
 
 class RefinementPromptOut(Response):
@@ -636,3 +641,27 @@ class ContextOut(Response):
     delta: DeltaOut | None = Field(description="What changed in the thread since `since_rev`, when asked.")
     usage: ContextUsage
     page: ContextPage
+
+
+class TurnIn(Request):
+    """One of your turns, for the recall figures: whether it called memory.query because you were unsure."""
+
+    recalled: bool = Field(
+        description="True when this turn recalled (called memory.query); false when it went on without."
+    )
+    thread_id: Ident | None = None
+    user_id: Ident | None = None
+
+
+class TurnNoted(Response):
+    recalled: bool
+    noted: bool = Field(
+        description="Always true: the turn is counted in GET /agent's `recall` within seconds."
+    )
+
+
+class RecallShareOut(Response):
+    window: Literal["last_24h", "last_7d"]
+    turns: int = Field(description="Turns you noted in the window.")
+    recalled: int = Field(description="Of those, turns that recalled.")
+    share: float | None = Field(description="recalled / turns; null when no turn was noted.")

@@ -39,6 +39,10 @@ OPS = {
     "link": "link",
 }
 WINDOWS = {"last_24h": timedelta(hours=24), "last_7d": timedelta(days=7)}
+# One of the agent's turns, noted by the agent (POST /api/v1/turns): it recalled (called memory.query
+# because it was unsure) or went on without; docs/spec/003-memory-system.md §11 wants under 10% recalled.
+RECALL_TURN = "recall_turn"
+RECALLED, SKIPPED = "recalled", "skipped"
 
 
 class OpEvent(Model):
@@ -166,3 +170,41 @@ def counts(agent_id: int | None = None, now: datetime | None = None) -> list[Eve
     if agent_id is not None:
         stmt = stmt.where(OpEvent.agent_id == agent_id)
     return [EventCount(r.node, r.op, int(r.last_24h or 0), int(r.last_7d)) for r in db.session.execute(stmt)]
+
+
+@dataclass(frozen=True)
+class RecallShare:
+    """Turns an agent noted in a window and how many recalled (docs/spec/003-memory-system.md §11)."""
+
+    window: str
+    turns: int
+    recalled: int
+
+    @property
+    def share(self) -> float | None:
+        return self.recalled / self.turns if self.turns else None
+
+
+def recall_shares(agent_id: int, now: datetime | None = None) -> list[RecallShare]:
+    """The share of the agent's noted turns that recalled, over the last 24 hours and 7 days (one aggregate)."""
+    now = now or utcnow()
+    day = now - WINDOWS["last_24h"]
+    recalled = OpEvent.status == RECALLED
+    row = db.session.execute(
+        select(
+            func.sum(case((OpEvent.ts >= day, 1), else_=0)),
+            func.sum(case(((OpEvent.ts >= day) & recalled, 1), else_=0)),
+            func.count(),
+            func.sum(case((recalled, 1), else_=0)),
+        ).where(
+            OpEvent.agent_id == agent_id,
+            OpEvent.op == RECALL_TURN,
+            OpEvent.ts >= now - WINDOWS["last_7d"],
+            OpEvent.ts <= now,
+        )
+    ).one()
+    day_turns, day_recalled, week_turns, week_recalled = (int(v or 0) for v in row)
+    return [
+        RecallShare("last_24h", day_turns, day_recalled),
+        RecallShare("last_7d", week_turns, week_recalled),
+    ]
