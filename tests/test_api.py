@@ -182,6 +182,8 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("POST", "/langgraph/checkpoints"), ("POST", "/langgraph/writes"), ("GET", "/langgraph/checkpoint"),
         ("POST", "/langgraph/checkpoints/search"), ("POST", "/langgraph/threads/delete"),
         ("POST", "/langgraph/threads/copy"), ("POST", "/langgraph/threads/prune"), ("POST", "/langgraph/store/batch"),
+        # A noted turn is the caller's own event (tests/test_recall_turns.py::test_another_agents_turns_are_not_counted).
+        ("POST", "/turns"),
     }  # fmt: skip
     assert set(matrix) | own_world == {(op.method, op.rule) for op in api.operations}, (
         "every endpoint is covered"

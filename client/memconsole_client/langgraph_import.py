@@ -62,6 +62,9 @@ def _key(t: CheckpointTuple) -> tuple[str, str, str]:
     return str(c["thread_id"]), c.get("checkpoint_ns", ""), c["checkpoint_id"]
 
 
+Call = tuple[str, tuple[Any, ...]]  # a target saver's method (put, put_writes) and its arguments
+
+
 def _json(value: Any) -> str:
     """A JSON document as the target stores it (ints, strings, lists; tuples become lists)."""
     return json.dumps(value, sort_keys=True, default=str)
@@ -79,19 +82,20 @@ class _Copier:
     def _writes(self, t: CheckpointTuple) -> Counter[tuple[str, str, tuple[str, bytes]]]:
         return Counter((task, channel, self._bytes(v)) for task, channel, v in t.pending_writes or ())
 
-    def _put_writes(self, key: tuple[str, str, str], writes: Sequence[tuple[str, str, Any]]) -> None:
+    @staticmethod
+    def _writes_calls(key: tuple[str, str, str], writes: Sequence[tuple[str, str, Any]]) -> list[Call]:
         """A task's writes in one call, its special channels in another: LangGraph writes them apart, and
         the normal writes keep indexes 0..n-1 in the source's order."""
         by_task: dict[str, list[tuple[str, Any]]] = {}
         for task, channel, value in writes:
             by_task.setdefault(task, []).append((channel, value))
         config = _config(*key)
+        calls: list[Call] = []
         for task, items in by_task.items():
             normal = [(c, v) for c, v in items if c not in WRITES_IDX_MAP]
             special = [(c, v) for c, v in items if c in WRITES_IDX_MAP]
-            for group in (normal, special):
-                if group:
-                    self.target.put_writes(config, group, task, "")
+            calls += [("put_writes", (config, group, task, "")) for group in (normal, special) if group]
+        return calls
 
     def _mismatch(self, t: CheckpointTuple, back: CheckpointTuple | None) -> str | None:
         if back is None:
@@ -113,33 +117,43 @@ class _Copier:
             return "pending writes missing"
         return None
 
-    def copy(self, t: CheckpointTuple) -> None:
+    def start(self, t: CheckpointTuple) -> RunnableConfig:
+        """Count the thread; the config that reads this checkpoint back from the target."""
         key = _key(t)
         if key[0] not in self._threads:
             self._threads.add(key[0])
             self.report.threads += 1
-        config = _config(*key)
-        present = self.target.get_tuple(config)
+        return _config(*key)
+
+    def plan(self, t: CheckpointTuple, present: CheckpointTuple | None) -> list[Call]:
+        """The target's calls that copy `t`, given what the target already holds under its id."""
+        key = _key(t)
+        writes = list(t.pending_writes or ())
         if present is None:
-            checkpoint = t.checkpoint
             parent = (t.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            versions = dict(checkpoint.get("channel_versions", {}))
-            self.target.put(_config(key[0], key[1], parent), checkpoint, t.metadata, versions)
-            self._put_writes(key, list(t.pending_writes or ()))
+            versions = dict(t.checkpoint.get("channel_versions", {}))
             self.report.checkpoints_copied += 1
-            self.report.writes_copied += len(t.pending_writes or ())
-        else:
-            # Present from an earlier run: add only the writes the source has gained since.
-            self.report.checkpoints_present += 1
-            missing = self._writes(t) - self._writes(present)
-            if missing:
-                tasks = {task for task, _, _ in missing}
-                self._put_writes(key, [w for w in t.pending_writes or () if w[0] in tasks])
-                self.report.writes_copied += sum(missing.values())
-        problem = self._mismatch(t, self.target.get_tuple(config))
+            self.report.writes_copied += len(writes)
+            put: Call = ("put", (_config(key[0], key[1], parent), t.checkpoint, t.metadata, versions))
+            return [put, *self._writes_calls(key, writes)]
+        # Present from an earlier run: add only the writes the source has gained since.
+        self.report.checkpoints_present += 1
+        missing = self._writes(t) - self._writes(present)
+        self.report.writes_copied += sum(missing.values())
+        tasks = {task for task, _, _ in missing}
+        return self._writes_calls(key, [w for w in writes if w[0] in tasks])
+
+    def check(self, t: CheckpointTuple, back: CheckpointTuple | None) -> None:
+        problem = self._mismatch(t, back)
         if problem:
+            thread_id, ns, checkpoint_id = _key(t)
             self.report.mismatched.append(
-                {"thread_id": key[0], "checkpoint_ns": key[1], "checkpoint_id": key[2], "problem": problem}
+                {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": ns,
+                    "checkpoint_id": checkpoint_id,
+                    "problem": problem,
+                }
             )
         else:
             self.report.verified += 1
@@ -176,8 +190,32 @@ def import_checkpoints(
     """
     copier = _Copier(source, target)
     for t in _source_tuples(source, thread_ids):
-        copier.copy(t)
+        config = copier.start(t)
+        for method, args in copier.plan(t, target.get_tuple(config)):
+            getattr(target, method)(*args)
+        copier.check(t, target.get_tuple(config))
     return copier.report
 
 
-__all__ = ["ImportReport", "import_checkpoints"]
+async def aimport_checkpoints(
+    source: BaseCheckpointSaver,
+    target: BaseCheckpointSaver,
+    *,
+    thread_ids: Iterable[str] | None = None,
+) -> ImportReport:
+    """`import_checkpoints` through the savers' async methods: for async-only sources
+    (`AsyncSqliteSaver`, `AsyncPostgresSaver`)."""
+    copier = _Copier(source, target)
+    configs: list[RunnableConfig | None] = (
+        [None] if thread_ids is None else [{"configurable": {"thread_id": str(t)}} for t in thread_ids]
+    )
+    for wanted in configs:
+        async for t in source.alist(wanted):
+            config = copier.start(t)
+            for method, args in copier.plan(t, await target.aget_tuple(config)):
+                await getattr(target, "a" + method)(*args)
+            copier.check(t, await target.aget_tuple(config))
+    return copier.report
+
+
+__all__ = ["ImportReport", "aimport_checkpoints", "import_checkpoints"]

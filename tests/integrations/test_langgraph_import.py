@@ -14,7 +14,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
 from memconsole_client.langgraph import ConsoleCheckpointSaver
-from memconsole_client.langgraph_import import import_checkpoints
+from memconsole_client.langgraph_import import aimport_checkpoints, import_checkpoints
+from tests.integrations import aio
 
 
 class State(TypedDict):
@@ -151,3 +152,62 @@ def test_a_sqlite_savers_chosen_threads_are_copied_and_resume(target, tmp_path):
             assert _ids(target, thread) == _ids(source, thread)
         resumed = _graph(target).invoke(Command(resume="later"), {"configurable": {"thread_id": "t3"}})
         assert resumed["turns"] == ["t3", "draft of t3", "approved: later", "done"]
+
+
+def test_a_subgraphs_namespaced_checkpoints_are_copied_and_the_parent_resumes(target):
+    def child_step(state: State) -> dict:
+        answer = interrupt("child asks")
+        return {"turns": [f"child got {answer}"]}
+
+    child = StateGraph(State)
+    child.add_node("child_step", child_step)
+    child.add_edge(START, "child_step")
+    child.add_edge("child_step", END)
+
+    def parent(saver):
+        builder = StateGraph(State)
+        builder.add_node("inner", child.compile())
+        builder.add_edge(START, "inner")
+        builder.add_edge("inner", END)
+        return builder.compile(checkpointer=saver)
+
+    source = InMemorySaver()
+    config = {"configurable": {"thread_id": "nested"}}
+    parent(source).invoke({"turns": ["start"]}, config)
+    namespaces = {t.config["configurable"]["checkpoint_ns"] for t in source.list(None)}
+    assert len(namespaces) == 2  # the parent's "" and the subgraph's own
+
+    report = import_checkpoints(source, target)
+
+    assert report.ok and report.checkpoints_copied == len(list(source.list(None)))
+    assert {t.config["configurable"]["checkpoint_ns"] for t in target.list(None)} == namespaces
+    resumed = parent(target).invoke(Command(resume="ok"), config)
+    # The same as resuming on the source (the subgraph's whole state comes back through the reducer).
+    assert resumed == parent(source).invoke(Command(resume="ok"), config)
+    assert resumed["turns"][-1] == "child got ok"
+
+
+def test_an_async_only_savers_threads_are_copied_with_aimport_checkpoints(live_console, tmp_path):
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    _, token = live_console.agent()
+    path = str(tmp_path / "async.sqlite")
+    with SqliteSaver.from_conn_string(path) as writer:
+        _graph(writer).invoke({"turns": ["async"]}, {"configurable": {"thread_id": "a1"}})
+
+    async def run():
+        async with (
+            AsyncSqliteSaver.from_conn_string(path) as source,
+            ConsoleCheckpointSaver(base_url=live_console.base_url, token=token) as target,
+        ):
+            first = await aimport_checkpoints(source, target)
+            again = await aimport_checkpoints(source, target, thread_ids=["a1"])
+            resumed = await _graph(target).ainvoke(
+                Command(resume="fine"), {"configurable": {"thread_id": "a1"}}
+            )
+            return first, again, len([t async for t in source.alist(None)]), resumed
+
+    first, again, total, resumed = aio.run(run())
+    assert first.ok and first.checkpoints_copied == total == first.verified
+    assert again.checkpoints_copied == 0 and again.checkpoints_present == total
+    assert resumed["turns"] == ["async", "draft of async", "approved: fine", "done"]
