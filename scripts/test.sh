@@ -34,7 +34,7 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
-# The accessibility check (tests/browser/test_console_issue16.py) injects axe-core from its npm package.
+# The accessibility check (tests/browser/test_console_admin_tasks.py) injects axe-core from its npm package.
 if [ ! -f .venv/axe/node_modules/axe-core/axe.min.js ]; then
   if ! command -v npm >/dev/null 2>&1; then
     echo "installing Debian's npm for axe-core" >&2

@@ -260,7 +260,7 @@ def test_agent_without_a_known_role_reads_only_context_all_categories(client, ma
 
 
 def test_uncategorised_memories_are_their_owners_whatever_the_allowlist(client, supervisor, make_memory):
-    """Issue 17: an agent's uncategorised (core) memories are its own; tests/test_spec_gaps.py has the rest."""
+    """An agent's uncategorised (core) memories are its own; tests/test_spec_gaps.py has the rest."""
     agent, headers = supervisor
     core = make_memory(agent, "The user is learning the cello.")
     assert [r["id"] for r in query(client, headers, query="cello")["results"]] == [core.id]
@@ -765,7 +765,7 @@ def test_export_streams_the_users_memories_with_history_and_deleted_flag(client,
     ).get_json()["memory"]
     client.delete(f"/api/v1/memory/{gone['id']}", headers=headers)
     make_memory(agent, "The user likes boats.", category="activity", user_id="u2")
-    core = make_memory(agent, "A core fact.", user_id="u1")  # no category: the agent's own (issue 17)
+    core = make_memory(agent, "A core fact.", user_id="u1")  # no category: the agent's own
     make_memory(agent, "The user's tone is dry.", category="tone", user_id="u1")  # outside the allowlist
     response = client.get("/api/v1/export?user_id=u1", headers=headers)
     assert response.status_code == 200 and response.mimetype == "application/x-ndjson"

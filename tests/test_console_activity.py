@@ -1,4 +1,4 @@
-"""Issue 16, problem 5, below the browser: the activity feed pages through every operation of every
+"""the activity feed pages through every operation of every
 agent exactly once, each operation whole, however the read window cuts the log; and its filters."""
 
 from __future__ import annotations

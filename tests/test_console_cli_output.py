@@ -1,4 +1,4 @@
-"""Issue 16, problem 10: the command line for people and for scripts. A table on a terminal, one JSON
+"""the command line for people and for scripts. A table on a terminal, one JSON
 object with --json or off a terminal; `sessions list`, `audit list`, `rollback ... --dry-run`; a
 one-line hint instead of a traceback when the database is not migrated. Real processes where a
 terminal matters (a pseudo-terminal from the pty module)."""

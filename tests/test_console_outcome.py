@@ -1,4 +1,4 @@
-"""Issue 16, problem 2, below the browser: the session story's facts, and the over-budget scan holding
+"""the session story's facts, and the over-budget scan holding
 an agent whose last session found nothing to do until one of its memories changes."""
 
 from __future__ import annotations

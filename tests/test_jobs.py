@@ -152,7 +152,7 @@ def test_reconcile_removes_stale_recurring_job_no_longer_declared(scheduler, red
 
 
 def test_configured_timings_are_reconciled_replacing_only_the_jobs_they_change(app, scheduler):
-    """REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES and the other timings come from the config (issue 17)."""
+    """REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES and the other timings come from the config."""
     reconcile(scheduler)
     app.config.update(REFINEMENT_CRON="30 1 * * 3", OVER_BUDGET_SCAN_MINUTES=20)
 

@@ -39,7 +39,7 @@ def test_related_memories_are_linked_once_with_their_score_and_audited(make_agen
     strongest = {m.id: [(n.id, n.strength) for n in neighbours(agent.id, [m.id])] for m in (a, b, c)}
     assert strongest == {a.id: [(b.id, edges[0].strength)], b.id: [(a.id, edges[0].strength)], c.id: []}
     # Each end of the edge gets a metadata-only `link` record naming it, so the link is in both histories
-    # (issue 17; before, the record named no memory and the link was in neither).
+    # (before, the record named no memory and the link was in neither).
     records = db.session.scalars(
         sa.select(AuditLog).where(AuditLog.action == "link").order_by(AuditLog.id)
     ).all()

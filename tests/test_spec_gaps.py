@@ -1,4 +1,4 @@
-"""The rest of the spec (issue 17): restore, core memories in the agent API, events read, honest offline
+"""The rest of the spec: restore, core memories in the agent API, events read, honest offline
 mode and a configurable schedule."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A refinement tool call's round trips are bounded (issue 15: the tool call's cost was its statements),
+"""A refinement tool call's round trips are bounded (the tool call's cost is its statements),
 and the breaker check folded into the session write still sees the call's own changes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""full text keeps stop words: memory.query scores every word of a question with BM25 (issue 14)
+"""full text keeps stop words: memory.query scores every word of a question with BM25
 
 Revision ID: 0017
 Revises: 0016

@@ -1,4 +1,4 @@
-"""agent-led full text: memory.query's full-text index leads with the agent (issue 14)
+"""agent-led full text: memory.query's full-text index leads with the agent
 
 Revision ID: 0018
 Revises: 0017

@@ -1,4 +1,4 @@
-"""user-led full text: memory.query's agent-led full-text index gains the user (issue 14)
+"""user-led full text: memory.query's agent-led full-text index gains the user
 
 Revision ID: 0019
 Revises: 0018

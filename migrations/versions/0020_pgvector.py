@@ -1,4 +1,4 @@
-"""pgvector where the database has it: an `embedding vector` mirror of memory_embeddings and HNSW indexes (issue 14)
+"""pgvector where the database has it: an `embedding vector` mirror of memory_embeddings and HNSW indexes
 
 Revision ID: 0020
 Revises: 0019

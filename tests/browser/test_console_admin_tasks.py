@@ -1,4 +1,4 @@
-"""Issue 16, "a console admins would choose", in Debian's Chromium: one test per numbered problem
+"""The console as an admin uses it, in Debian's Chromium: one test per task
 (1-9; the command line's, 10, is tests/test_console_cli_output.py), and axe-core's accessibility
 check on every page. Each test failed before the change it names."""
 
