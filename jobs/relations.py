@@ -2,9 +2,11 @@
 
 On create or update of a semantic memory, its top-K neighbours among the agent's active memories
 with cosine ≥ `link_min` become edges (one per unordered pair, strength = score), audited as `link`.
-Neighbours are found with one NumPy matrix product over the agent's stored vectors. `link_pending`
-is the catch-up job for memories written without it (imports, older rows). Reading edges back is the
-query's: the ranking's relation boost (models/retrieval/ranking.py) and `models.retrieval.relations.neighbours`.
+Neighbours are found with one NumPy matrix product over the agent's stored vectors: for a batch, loaded
+afresh; for the few memories of one API write (`link_related`'s per-write path, PER_WRITE or fewer), from
+the agent's matrix this process keeps for memory.query (models/retrieval/vectors.py), so a write does not
+reload the agent's vectors. `link_pending` is the catch-up job for memories written without it (imports,
+older rows). Reading edges back is the query's: the ranking's relation boost (models/retrieval/ranking.py) and `models.retrieval.relations.neighbours`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 from flask import current_app
-from sqlalchemy import insert, or_, select
+from sqlalchemy import insert, or_, select, update
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.changes.records import record_changes
@@ -23,12 +25,16 @@ from models.history.audit import new_op_id
 from models.retrieval import pgvector
 
 from .embeddings import from_bytes, get_embedder, semantic_configured, to_bytes
+from .neighbours import neighbours_from_cache, scanned
 
 log = logging.getLogger(__name__)
 
 BATCH = 256
 SCORE_CHUNK = 1024  # batch rows scored per matrix product (bounds memory: rows x agent memories)
 LINKED_TYPES = ("semantic",)
+# Up to this many memories, link_related takes the per-write path (jobs/neighbours.py); the API enqueues
+# one.
+PER_WRITE = 16
 
 
 def _settings() -> tuple[float, int]:
@@ -139,13 +145,60 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
     memory_ids = list(memory_ids)
     if not memory_ids:
         return 0
-    embed_memories(agent_id)
     link_min, top_k = _settings()
+    if len(memory_ids) <= PER_WRITE:
+        began, label = utcnow(), get_embedder().label
+        found, stores = neighbours_from_cache(agent_id, memory_ids, link_min, top_k)
+        added = _write_edges(agent_id, found, stores)
+        scanned(agent_id, label, began, stores)
+        return added
+    embed_memories(agent_id)
     ids, matrix = agent_vectors(agent_id)
     if len(ids) < 2:
         return 0
     position = {int(mid): i for i, mid in enumerate(ids)}
     sources = [m for m in memory_ids if m in position]
+    neighbours = _nearest(matrix, [position[m] for m in sources], top_k, link_min)
+    found = [
+        (source, [(int(ids[column]), strength) for column, strength in nearest])
+        for source, nearest in zip(sources, neighbours, strict=True)
+    ]
+    return _write_edges(agent_id, found)
+
+
+def _store_vectors(stores: list[dict]) -> None:
+    """Insert or replace these memory_embeddings rows (jobs/neighbours.py); then pgvector's index for the
+    model, where the database has it (as `embed_memories`)."""
+    if not stores:
+        return
+    table = MemoryEmbedding.__table__
+    new = [
+        {k: v for k, v in row.items() if k not in ("replaces", "user_id")}
+        for row in stores
+        if not row["replaces"]
+    ]
+    if new:
+        db.session.execute(insert(table), new)
+    for row in (r for r in stores if r["replaces"]):
+        values = {k: row[k] for k in ("model", "dims", "content_hash", "vector", "created_at")}
+        db.session.execute(update(table).where(table.c.memory_id == row["memory_id"]).values(**values))
+    if semantic_configured():
+        pgvector.ensure_index(stores[0]["model"], stores[0]["dims"])
+
+
+def _write_edges(
+    agent_id: int, found: list[tuple[int, list[tuple[int, float]]]], stores: list[dict] | None = None
+) -> int:
+    """Add the edges `found` (memory, [(neighbour, strength)]) not already stored, one per unordered pair,
+    with one `link` audit record per linked memory, and store the vectors `stores` (rows of
+    memory_embeddings; `replaces`: whether the memory has one already), in one unit of work. Returns edges
+    added."""
+    stores = stores or []
+    sources = [source for source, _ in found]
+    if not sources:
+        with atomic():
+            _store_vectors(stores)
+        return 0
     existing = {
         (min(a, b), max(a, b))
         for a, b in db.session.execute(
@@ -156,10 +209,8 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
     }
     edges: list[dict] = []
     per_memory: dict[int, list[list]] = {}  # both ends of every new edge: it shows in each one's history
-    neighbours = _nearest(matrix, [position[m] for m in sources], top_k, link_min)
-    for source, nearest in zip(sources, neighbours, strict=True):
-        for column, strength in nearest:
-            target = int(ids[column])
+    for source, nearest in found:
+        for target, strength in nearest:
             pair = (min(source, target), max(source, target))
             if pair in existing:
                 continue
@@ -171,6 +222,7 @@ def link_related(agent_id: int, memory_ids: Iterable[int]) -> int:
             per_memory.setdefault(target, []).append([source, round(strength, 4)])
     now = utcnow()
     with atomic():
+        _store_vectors(stores)
         if edges:  # one executemany INSERT, not one ORM object per edge
             db.session.execute(
                 insert(MemoryRelation.__table__), [{**edge, "created_at": now} for edge in edges]

@@ -8,15 +8,32 @@ import time
 import click
 from flask.cli import with_appcontext
 from rq import Worker
+from rq.worker import WorkerStatus
 
 from infra.queues import get_rq
 from models import db
 
 from .common import emit
 
+# Run in the worker's own process, not a forked work horse: the per-write linking job finds neighbours
+# in the agent's vector matrix the process keeps (jobs/relations.py), which a work horse would load
+# afresh and lose when it exits.
+IN_PROCESS = frozenset({"jobs.relations.link_related"})
+
 
 class AppWorker(Worker):
-    """RQ's forking worker, made safe for SQLAlchemy: each work horse opens its own connections."""
+    """RQ's forking worker, made safe for SQLAlchemy: each work horse opens its own connections. The jobs
+    of IN_PROCESS run in the worker itself, as RQ's SimpleWorker runs every job."""
+
+    def execute_job(self, job, queue):
+        if job.func_name not in IN_PROCESS:
+            return super().execute_job(job, queue)
+        execution = self.prepare_execution(job)
+        try:
+            self.perform_job(job, queue, execution)
+        finally:
+            db.session.remove()  # the next job, in this process or a horse, starts with a fresh session
+        self.set_state(WorkerStatus.IDLE)
 
     def main_work_horse(self, job, queue):
         # Connections inherited through fork() belong to the parent; never share them.

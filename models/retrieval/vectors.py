@@ -234,6 +234,25 @@ class AgentMatrix:
             )
             self.stamps[memory_id] = created_at
 
+    def put(self, rows: Sequence) -> None:
+        """Write these rows (memory_id, float32 vector bytes, created_at, user_id) over their old ones or
+        append them: vectors this process has just stored (jobs/neighbours.py), so its next search finds
+        them without waiting for a refresh. A loaded matrix only: an unloaded one reads them when it loads."""
+        with self.lock:
+            if self.loaded_at:
+                self._upsert(rows)
+
+    def stored(self, memory_id: int, created_at: datetime) -> np.ndarray | None:
+        """The memory's row if it is the vector stored at `created_at` (memory_embeddings.created_at), else
+        None: a row stamped before this matrix's last refresh window began is the one it read, and one
+        stamped since only if it read that very stamp (`stamps`)."""
+        at = self.position.get(memory_id)
+        if not self.loaded_at or at is None or at >= self.count:
+            return None
+        if created_at < self.refreshed_at - MARGIN or self.stamps.get(memory_id) == created_at:
+            return self.matrix[at]
+        return None
+
     def nearest(
         self, vector: np.ndarray, k: int, user_id: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -289,6 +308,11 @@ class VectorCache:
             entry.refresh(time.monotonic())
         self._evict(keep=key)
         return entry
+
+    def cached(self, agent_id: int, model: str) -> AgentMatrix | None:
+        """The agent's matrix if this process holds it, neither loaded nor refreshed here."""
+        with self._lock:
+            return self._agents.get((agent_id, model))
 
     def _evict(self, keep: tuple[int, str]) -> None:
         with self._lock:
