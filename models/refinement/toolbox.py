@@ -31,7 +31,7 @@ from models.agents.agent import Agent, core_totals
 from models.changes import write
 from models.changes.rules import AGENT_ACTOR
 from models.changes.timemachine import rollback_session
-from models.db import LIKE_ESCAPE, atomic, db, like_pattern, refresh_loaded
+from models.db import LIKE_ESCAPE, atomic, db, like_pattern
 from models.errors import DomainError
 from models.history.audit import AuditLog, new_op_id, write_audit
 from models.history.session import RefinementSession, finish_session
@@ -106,10 +106,10 @@ class RefinementToolbox:
     def _save(self, state: SessionState, read: tuple[int, dict]) -> Retention | None:
         """Write the call's changes to the session's counters, if it made any — with what a mutating call
         removed from the agent's active core (its totals at the call's start, locked, minus now) added to
-        the session's own `removed_tokens` / `removed_count`; the session's ORM copy, if one is loaded
-        (the session loop's), sees them as a fresh load would. Returns the retention figures as they stand
-        after the call, read by the same statement (RETURNING), so the breaker check after a mutating call
-        costs no round trip of its own."""
+        the session's own `removed_tokens` / `removed_count`. The row is the session's one home: nothing
+        keeps a copy in step with it (the session loop reads it again after each turn's calls). Returns the
+        retention figures as they stand after the call, read by the same statement (RETURNING), so the
+        breaker check after a mutating call costs no round trip of its own."""
         if (state.ops_count, state.stats) == read:
             return None
         values = {"ops_count": state.ops_count, "stats": state.stats}
@@ -117,8 +117,6 @@ class RefinementToolbox:
         figures = Retention(
             *db.session.execute(_STATE_SAVE, {"session": self.session_id, **values, **at_start}).one()
         )
-        values.update(removed_tokens=figures.removed_tokens, removed_count=figures.removed_count)
-        refresh_loaded(RefinementSession, self.session_id, values)
         return figures
 
     def call(self, name: str, arguments: str | dict | None) -> dict[str, Any]:
