@@ -12,6 +12,7 @@ from . import (  # registers the routes on the blueprint
     routes_langgraph,
     routes_memory,
     routes_query,
+    routes_restorable,
     routes_store,
     routes_turns,
 )

@@ -665,3 +665,34 @@ class RecallShareOut(Response):
     turns: int = Field(description="Turns you noted in the window.")
     recalled: int = Field(description="Of those, turns that recalled.")
     share: float | None = Field(description="recalled / turns; null when no turn was noted.")
+
+
+# ----- what can still be restored -----
+
+
+class RestorableArgs(QueryArgs):
+    limit: Annotated[int, Field(ge=1, le=200)] = 50
+    cursor: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
+        default=None, description="`next_cursor` of the previous page."
+    )
+
+
+class RestorableMemory(Response):
+    id: int
+    memory_type: str
+    category: str | None
+    state: Literal["deleted", "expired"] = Field(
+        description="deleted: by you, a refinement session, a job or an admin; expired: by the TTL lifecycle."
+    )
+    deleted_at: UtcDatetime = Field(description="When it was deleted or expired.")
+    purge_at: UtcDatetime | None = Field(
+        description="When an expired memory is purged for good (restorable until then); null for a deleted "
+        "one, which is never purged."
+    )
+    content: str = Field(description="Your memory's text (it is yours: no one else's token reaches it).")
+    token_estimate: int
+
+
+class RestorableOut(Response):
+    memories: list[RestorableMemory] = Field(description="The most recently deleted first.")
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
