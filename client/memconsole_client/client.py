@@ -40,6 +40,7 @@ OPERATIONS = {
     "update_memory": "update_memory",
     "delete_memory": "delete_memory",
     "restore_memory": "restore_memory",
+    "list_restorable": "list_restorable",
     "memory_history": "memory_history",
     "export_user": "export_user",
     "create_procedure": "save_procedure",
@@ -174,6 +175,12 @@ class _Endpoints(ContextEndpoint):
 
     def restore_memory(self, memory_id: int) -> m.MemoryWritten:
         return self._send(Call("POST", f"/memory/{int(memory_id)}/restore", _model(m.MemoryWritten)))
+
+    def list_restorable(self, *, limit: int | None = None, cursor: str | None = None) -> m.RestorableList:
+        """A page of your memories that can still be restored (deleted, or expired before their purge date),
+        the most recent deletion first; pass `next_cursor` as `cursor` for the next page."""
+        params = _clean({"limit": limit, "cursor": cursor})
+        return self._send(Call("GET", "/memories/restorable", _model(m.RestorableList), params=params))
 
     def memory_history(self, memory_id: int, *, limit: int | None = None) -> m.History:
         params = _clean({"limit": limit})

@@ -159,6 +159,22 @@ class History(Model):
     more: bool
 
 
+class RestorableMemory(Model):
+    id: int
+    memory_type: str
+    category: str | None = None
+    state: Literal["deleted", "expired"]
+    deleted_at: datetime
+    purge_at: datetime | None = None  # None: deleted, never purged
+    content: str
+    token_estimate: int
+
+
+class RestorableList(Model):
+    memories: list[RestorableMemory]
+    next_cursor: str | None = None
+
+
 class ExportLine(Model):
     type: Literal["memory", "summary"]
     memory: Memory | None = None
@@ -259,7 +275,7 @@ class StoreResult(Model):
 
 class ContextMemory(Model):
     id: int
-    memory_type: Literal["core", "journal"]
+    memory_type: str  # core, journal, or any type in `always`
     content: str
     origin_date: datetime
     tokens: int
@@ -290,6 +306,7 @@ class ContextBlock(Model):
 
     agent: str
     core: list[ContextMemory]
+    always: list[ContextMemory] = Field(default_factory=list)  # your `context: all` categories' memories
     journal: list[ContextMemory]
     journal_days: int
     thread_id: str | None = None

@@ -77,15 +77,16 @@ def _cache_headers(response: Response, etag: str) -> None:
 @api.route(
     "/context",
     "GET",
-    summary="Your prompt block: every core memory, this week's journals, usage; ETag-cached",
+    summary="Your prompt block: every core memory, whole categories, this week's journals, usage; ETag-cached",
     tag="memory",
     args=ContextArgs,
     responses={200: ContextOut, 304: None},
     text_too=True,
 )
 def get_context(args: ContextArgs):
-    """Every active core memory of yours, then your active journals of the journal window
-    (CONTEXT_JOURNAL_DAYS), each oldest origin date first; with `thread_id` the thread's revision, and
+    """Every active core memory of yours, then every other active memory of your categories configured
+    `context: all` (`always`), then your active journals of the journal window (CONTEXT_JOURNAL_DAYS),
+    each oldest origin date first; with `thread_id` the thread's revision, and
     with `since_rev` what changed since; your core tokens against your budget and when you were last
     refined. `format=text` gives the block as it goes into a system prompt (a stable layout: what did
     not change stays a byte-identical prefix). The ETag changes exactly when the block does: send it
@@ -96,11 +97,13 @@ def get_context(args: ContextArgs):
     agent = current_agent()
     text = args.format == "text"
     days = int(current_app.config["CONTEXT_JOURNAL_DAYS"])
-    window = {
+    window: dict[str, Any] = {
         "now": utcnow(),
         "journal_window": timedelta(days=days),
     }
-    categories = category_config().readable_for(agent.role)
+    config = category_config()
+    categories = config.readable_for(agent.role)
+    window["whole"] = config.whole_for(agent.role)  # categories in the block whole: docs/api.md
 
     delta: changelog.Delta | None = None
     rev: int | None = None
@@ -171,7 +174,9 @@ def get_context(args: ContextArgs):
             rest = _json_out(
                 agent.name, days, args, rev, delta_out, usage, page, built.tokens, built.memories
             )
-            rendered = f'{{"core":{built.core},"journal":{built.journal},{rest[1:]}'.encode()
+            rendered = (
+                f'{{"core":{built.core},"always":{built.always},"journal":{built.journal},{rest[1:]}'.encode()
+            )
             context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
             return _answer(rendered, etag, text)
     # Unpaged, PostgreSQL sums the signatures in the statement (as `digest` does): rows go unsigned.
@@ -192,9 +197,14 @@ def get_context(args: ContextArgs):
     else:
         memories = [context.memory_json(e) for e in page.entries]
         out = _json_out(agent.name, days, args, rev, delta_out, usage, page, page.tokens, len(page.entries))
-        core = json.dumps([m for m in memories if m["memory_type"] == "core"], ensure_ascii=False)
-        journal = json.dumps([m for m in memories if m["memory_type"] == "journal"], ensure_ascii=False)
-        rendered = f'{{"core":{core},"journal":{journal},{out[1:]}'.encode()
+        parts = {
+            section: json.dumps(
+                [m for m, e in zip(memories, page.entries, strict=True) if e.section == section],
+                ensure_ascii=False,
+            )
+            for section in context.SECTIONS
+        }
+        rendered = f'{{"core":{parts["core"]},"always":{parts["always"]},"journal":{parts["journal"]},{out[1:]}'.encode()
     if summed is not None:
         context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
     return _answer(rendered, etag, text)

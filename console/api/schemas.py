@@ -599,7 +599,9 @@ class ContextArgs(QueryArgs):
 
 class ContextMemory(Response):
     id: int
-    memory_type: Literal["core", "journal"]
+    memory_type: str = Field(
+        description="core or journal in their sections; any type in `always` (a `context: all` category)."
+    )
     content: str
     origin_date: UtcDatetime = Field(
         description="When the memory was first made (a consolidation keeps its sources' earliest)."
@@ -629,11 +631,16 @@ class ContextPage(Response):
 
 
 class ContextOut(Response):
-    """Your prompt block: every active core memory, then the journals of the last `journal_days` days,
-    each oldest origin date first (id breaks ties)."""
+    """Your prompt block: every active core memory, then every other active memory of your categories
+    configured `context: all`, then the journals of the last `journal_days` days, each section oldest
+    origin date first (id breaks ties)."""
 
     agent: str
     core: list[ContextMemory]
+    always: list[ContextMemory] = Field(
+        description="Every other active memory of your categories configured `context: all`, whatever its "
+        "type (neither core nor journal: those are in their sections)."
+    )
     journal: list[ContextMemory]
     journal_days: int
     thread_id: str | None

@@ -61,6 +61,11 @@ class CategoryConfig:
         (None)."""
         return [*self.allowed_for(role), None]
 
+    def whole_for(self, role: str | None) -> list[str]:
+        """The categories this role reads whose context mode is `all`: every active memory of them is in
+        the agent's context block (models/retrieval/context.py), in the allowlist's order."""
+        return [name for name in self.allowed_for(role) if self.categories[name].context == "all"]
+
     def check(self, role: str | None, requested: Iterable[str | None]) -> None:
         """Raise CategoryNotAllowed naming every requested category outside the role's allowlist.
 

@@ -1,6 +1,8 @@
 """The agent's context block: what it holds in its system prompt (docs/spec/000-requirements.md, "The
-Knife"; docs/spec/001's `for_prompt`) — every active core memory, then the active journals of the journal
-window, each oldest origin date first (id breaking ties), served by GET /api/v1/context.
+Knife"; docs/spec/001's `for_prompt`) — every active core memory; then every other active memory of the
+categories configured `context: all` that the agent reads, whatever its type (docs/spec/003-memory-system.md
+§5: small, stable categories injected whole; `whole` below); then the active journals of the journal window;
+each section oldest origin date first (id breaking ties), served by GET /api/v1/context.
 
 Built for a prompt cache and a conditional GET:
 
@@ -37,7 +39,9 @@ from models.errors import ValidationFailed
 from models.memories.categories import in_categories
 from models.memories.memory import AgentMemory
 
-SECTIONS = ("core", "journal")
+# The sections in their order. "always": the memories of `context: all` categories that are neither core nor
+# journal (those keep their own sections). A block without any has the layout it always had.
+SECTIONS = ("core", "always", "journal")
 FORMAT_VERSION = "1"  # part of every ETag: a change of the layout must not answer 304 to an old copy
 _T = AgentMemory.__table__
 
@@ -61,9 +65,13 @@ class Entry(NamedTuple):
     content: str | None
 
     @property
+    def section(self) -> str:
+        return self.memory_type if self.memory_type in ("core", "journal") else "always"
+
+    @property
     def key(self) -> tuple[int, datetime, int]:
-        """The block's order: core before journal, then origin date, then id."""
-        return SECTIONS.index(self.memory_type), self.created_at, self.id
+        """The block's order: core, always, journal, then origin date, then id."""
+        return SECTIONS.index(self.section), self.created_at, self.id
 
 
 @dataclass(frozen=True)
@@ -110,19 +118,25 @@ def _python_signature(row: Any, text: bool) -> int:
     return int(_md5("|".join(map(str, parts)))[:16], 16)
 
 
-def _where(agent_id: int, categories: Sequence[str | None], now: datetime, window: timedelta) -> list[Any]:
+def _where(
+    agent_id: int, categories: Sequence[str | None], now: datetime, window: timedelta, whole: Sequence[str]
+) -> list[Any]:
     core = _T.c.memory_type == "core"
     journal = (_T.c.memory_type == "journal") & (_T.c.created_at >= now - window)
+    shown = core | journal
+    if whole:  # every other memory of a `context: all` category
+        shown = shown | (_T.c.memory_type.not_in(("core", "journal")) & _T.c.category.in_(list(whole)))
     return [
         _T.c.agent_id == agent_id,
         _T.c.deleted_at.is_(None),
-        core | journal,
+        shown,
         in_categories(_T.c.category, categories),
     ]
 
 
 def _order() -> list[Any]:
-    return [case((_T.c.memory_type == "core", 0), else_=1), _T.c.created_at, _T.c.id]
+    section = case((_T.c.memory_type == "core", 0), (_T.c.memory_type == "journal", 2), else_=1)
+    return [section, _T.c.created_at, _T.c.id]
 
 
 def _postgresql() -> bool:
@@ -138,8 +152,10 @@ def entries(
     text: bool,
     content: bool = True,
     signed: bool = True,
+    whole: Sequence[str] = (),
 ) -> tuple[list[Entry], str | None]:
-    """The block's memories in its order — active core memories, then active journals created within
+    """The block's memories in its order — active core memories, then the other active memories of the
+    `whole` categories (those configured `context: all`), then active journals created within
     `journal_window` before `now`, in `categories` (None: those without one); soft-deleted rows never —
     and, when `signed` is False on PostgreSQL, the whole block's digest (else None).
 
@@ -149,7 +165,7 @@ def entries(
     if not categories:
         return [], "0" if not signed and _postgresql() else None
     postgresql = _postgresql()
-    where = _where(agent_id, categories, now, journal_window)
+    where = _where(agent_id, categories, now, journal_window, whole)
     columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, cast(_T.c.tags, String),
                _T.c.category, _T.c.constitutional]  # fmt: skip
     if postgresql:
@@ -189,12 +205,13 @@ def digest(
     now: datetime,
     journal_window: timedelta,
     text: bool,
+    whole: Sequence[str] = (),
 ) -> tuple[str, int] | None:
     """PostgreSQL: (the whole block's digest, its memories) in one row, no memory read: the 304 path.
     None elsewhere (sum `entries` instead). Equal to `page_digest` of the whole block's entries."""
     if not categories or not _postgresql():
         return None
-    where = _where(agent_id, categories, now, journal_window)
+    where = _where(agent_id, categories, now, journal_window, whole)
     total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
     row = db.session.execute(select(cast(total, String), func.count()).where(*where)).one()
     return row[0], int(row[1])
@@ -202,6 +219,7 @@ def digest(
 
 class JsonBlock(NamedTuple):
     core: str  # a JSON array of ContextMemory objects
+    always: str
     journal: str
     digest: str
     memories: int
@@ -214,13 +232,14 @@ def json_block(
     *,
     now: datetime,
     journal_window: timedelta,
+    whole: Sequence[str] = (),
 ) -> JsonBlock | None:
     """PostgreSQL: the whole block's memories as the JSON arrays of GET /context (`memory_json`'s
     objects, written by the database, which builds a thousand in a fraction of what Python takes) with
     its digest, in one statement; None elsewhere (render `entries`)."""
     if not categories or not _postgresql():
         return None
-    where = _where(agent_id, categories, now, journal_window)
+    where = _where(agent_id, categories, now, journal_window, whole)
     memory = func.json_build_object(
         "id", _T.c.id,
         "memory_type", _T.c.memory_type,
@@ -232,21 +251,22 @@ def json_block(
         "constitutional", _T.c.constitutional,
     )  # fmt: skip
 
-    def array(kind: str) -> Any:
+    def array(kind: ColumnElement[bool]) -> Any:
         ordered = func.json_agg(aggregate_order_by(memory, _T.c.created_at, _T.c.id))
-        return cast(func.coalesce(ordered.filter(_T.c.memory_type == kind), func.json_build_array()), String)
+        return cast(func.coalesce(ordered.filter(kind), func.json_build_array()), String)
 
     total = func.coalesce(func.sum(cast(_signature(False), Numeric)), 0)
     row = db.session.execute(
         select(
-            array("core"),
-            array("journal"),
+            array(_T.c.memory_type == "core"),
+            array(_T.c.memory_type.not_in(("core", "journal"))),
+            array(_T.c.memory_type == "journal"),
             cast(total, String),
             func.count(),
             func.coalesce(func.sum(_T.c.token_estimate), 0),
         ).where(*where)
     ).one()
-    return JsonBlock(row[0], row[1], row[2], int(row[3]), int(row[4]))
+    return JsonBlock(row[0], row[1], row[2], row[3], int(row[4]), int(row[5]))
 
 
 def memory_json(entry: Entry) -> dict[str, Any]:
@@ -270,7 +290,7 @@ def page_digest(entries_: Sequence[Entry]) -> str:
 
 
 def encode_cursor(entry: Entry) -> str:
-    raw = f"{entry.memory_type}|{entry.created_at.isoformat(timespec='microseconds')}|{entry.id}"
+    raw = f"{entry.section}|{entry.created_at.isoformat(timespec='microseconds')}|{entry.id}"
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -312,7 +332,11 @@ def etag(block_digest: str, shown: dict[str, Any], *, text: bool) -> str:
     return '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
 
 
-HEADINGS = {"core": "## Core memories", "journal": "## Journal, last {days} days"}
+HEADINGS = {
+    "core": "## Core memories",
+    "always": "## Always in context",
+    "journal": "## Journal, last {days} days",
+}
 
 
 def label(entry: Entry) -> str:
@@ -338,7 +362,7 @@ def section_starts(block: Iterable[Entry]) -> set[int]:
     """The ids of the first memory of each section: a heading precedes them, on whichever page they fall."""
     seen: dict[str, int] = {}
     for entry in block:
-        seen.setdefault(entry.memory_type, entry.id)
+        seen.setdefault(entry.section, entry.id)
     return set(seen.values())
 
 
@@ -348,7 +372,7 @@ def render(page_: Page, *, starts: set[int], journal_days: int, delta_header: st
     out: list[str] = []
     for entry in page_.entries:
         if entry.id in starts:
-            out.append(HEADINGS[entry.memory_type].format(days=journal_days) + "\n")
+            out.append(HEADINGS[entry.section].format(days=journal_days) + "\n")
         out.append(_item(entry))
     if page_.next_cursor is None:
         if delta_header:
