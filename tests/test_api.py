@@ -184,6 +184,9 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("POST", "/langgraph/threads/copy"), ("POST", "/langgraph/threads/prune"), ("POST", "/langgraph/store/batch"),
         # A noted turn is the caller's own event (tests/test_recall_turns.py::test_another_agents_turns_are_not_counted).
         ("POST", "/turns"),
+        # What can be restored is read within the caller's own rows only
+        # (tests/test_api_restorable.py::test_the_restorable_list_holds_deleted_and_expired_memories_with_purge_dates_and_nothing_else).
+        ("GET", "/memories/restorable"),
     }  # fmt: skip
     assert set(matrix) | own_world == {(op.method, op.rule) for op in api.operations}, (
         "every endpoint is covered"
