@@ -41,6 +41,10 @@ import psycopg
 
 from bench.api_load import CATEGORIES, Corpus
 
+# The semantic memories memory.query searches are of retrieved (`context: rag`) categories: a `context: all`
+# category (the shipped `profile`) joins the block whole, and the goal is set on the core memories' block.
+RETRIEVED = [c for c in CATEGORIES if c != "profile"]
+
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN_URL = os.environ.get("BENCH_POSTGRES_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 DB = "memconsole_bench_context"
@@ -97,7 +101,7 @@ def seed(agent_name: str, core: int, corpus: Corpus, rng: random.Random) -> None
                 for _ in range(count):
                     content = corpus.sentence(rng) + " " + corpus.sentence(rng)
                     created = now - timedelta(seconds=rng.randint(0, days * 86400))
-                    category = None if kind != "semantic" else rng.choice(CATEGORIES)
+                    category = None if kind != "semantic" else rng.choice(RETRIEVED)
                     copy.write_row((
                         agent_id, kind, content, hashlib.sha256(content.lower().encode()).hexdigest(),
                         -(-len(content) // 4), "[]", category, rng.randint(1, 5), False,
