@@ -261,8 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     parser.add_argument(
         "--note",
-        default="Taken on the shared two-core development machine while other work was running: "
-        "compare the calls within this table, not with other sections.",
+        default="Taken on the shared two-core development machine: compare the calls within this table, not "
+        "with other sections.",
     )
     parser.add_argument("--json", default=str(ROOT / "bench" / "results" / "context.json"))
     parser.add_argument("--section", default=str(ROOT / "bench" / "results" / "context.section.md"))
