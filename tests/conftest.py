@@ -177,3 +177,28 @@ def make_memory(app):
         return create_memory(agent_id, content, **fields)
 
     return make
+
+
+@pytest.fixture
+def admin(app):
+    """A site admin (tests/browser/support.py's credentials)."""
+    from tests.browser.support import make_admin
+
+    return make_admin()
+
+
+@pytest.fixture
+def web(app, admin, redis_conn):
+    """The console's test client, signed in as `admin`; `web.csrf` holds a token for POSTs."""
+    from tests.browser.support import signed_in
+
+    return signed_in(app)
+
+
+@pytest.fixture
+def server(app, redis_url) -> Iterator[int]:
+    """gunicorn (2 workers x 8 threads, tests/gunicorn_server.py) on the test's database; the port."""
+    from tests.gunicorn_server import serve
+
+    with serve(app.config["SQLALCHEMY_DATABASE_URI"], redis_url) as port:
+        yield port

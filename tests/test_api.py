@@ -28,7 +28,7 @@ from models.changes.mutations import create_memory, set_constitutional, update_m
 from models.changes.patches import expire_patches
 from models.changes.ttl import expire_memory, purge_memory
 from models.retrieval.access import RESOLUTION, flush_access, touch
-from tests.test_api_support import bearer, table_state
+from tests.api_support import bearer, table_state
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import pytest
 from models import db
 from models.changes.mutations import create_memory
 from models.changes.patches import propose
-from tests.test_api_support import bearer, table_state
+from tests.api_support import bearer, table_state
 
 LONG = "x" * 10_001
 SQL = "'; DROP TABLE agent_memories; --"

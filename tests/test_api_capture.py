@@ -11,7 +11,7 @@ from rq import SimpleWorker
 from infra.queues import get_rq
 from models import AgentMemory, AuditLog, db
 from tests import scripted_llm as s
-from tests.test_api_support import bearer, table_state
+from tests.api_support import bearer, table_state
 
 TURN = "We went through the launch plan in detail, owners, dates and the open risks. " * 6
 

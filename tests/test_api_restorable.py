@@ -11,8 +11,8 @@ from datetime import timedelta
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.changes.ttl import expire_memory
 from models.db import utcnow
+from tests.api_support import bearer
 from tests.browser.support import make_admin, post, signed_in
-from tests.test_api_support import bearer
 
 URL = "/api/v1/memories/restorable"
 

@@ -25,7 +25,7 @@ from models import create_admin, db
 from models.admins.mechanic import decide_grant, request_grant
 from models.changes.mutations import create_memory
 from models.changes.patches import propose
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 CHECKS = [
     not_a_server_error,

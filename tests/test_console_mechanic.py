@@ -20,16 +20,6 @@ PURPOSE = "Investigate a reported mix-up between two users' preferences"
 
 
 @pytest.fixture
-def admin(app):
-    return make_admin()
-
-
-@pytest.fixture
-def web(app, admin, redis_conn):
-    return signed_in(app)
-
-
-@pytest.fixture
 def agent(make_agent, make_memory):
     agent = make_agent("mira")
     agent.memory_list = [

@@ -19,16 +19,6 @@ from tests.browser.support import client_for, make_admin, post, signed_in
 from tests.job_fixtures import explode
 
 
-@pytest.fixture
-def admin(app):
-    return make_admin()
-
-
-@pytest.fixture
-def web(app, admin, redis_conn):
-    return signed_in(app)
-
-
 def _get_rules(app):
     for rule in app.url_map.iter_rules():
         if "GET" in rule.methods and rule.endpoint != "static" and not rule.rule.startswith("/api/"):

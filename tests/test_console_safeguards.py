@@ -3,25 +3,14 @@ without ever showing the proposed text; the retention guard's state and its lift
 
 from __future__ import annotations
 
-import pytest
 import sqlalchemy as sa
 
 from models import AgentMemory, AuditLog, db
 from models.changes import write
 from models.changes.patch_tables import ProposedPatch
-from tests.browser.support import make_admin, post, signed_in
+from tests.browser.support import post
 
 SECRET = "The user goes by Zanzibar-canary-4471."
-
-
-@pytest.fixture
-def admin(app):
-    return make_admin()
-
-
-@pytest.fixture
-def web(app, admin, redis_conn):
-    return signed_in(app)
 
 
 def _held(agent) -> int:

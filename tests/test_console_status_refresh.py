@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import sqlalchemy as sa
 from rq import SimpleWorker
 
@@ -18,17 +17,7 @@ from models import AgentMemory, AuditLog, RefinementSession, db
 from models.changes.mutations import create_memory
 from models.changes.timemachine import rollback_operation, rollback_session
 from models.readmodels.sessions import session_statuses
-from tests.browser.support import ADMIN_EMAIL, fresh, make_admin, signed_in
-
-
-@pytest.fixture
-def admin(app):
-    return make_admin()
-
-
-@pytest.fixture
-def web(app, admin, redis_conn):
-    return signed_in(app)
+from tests.browser.support import ADMIN_EMAIL, fresh
 
 
 def _refined_agent(make_agent, name: str = "rolled"):

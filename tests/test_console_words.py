@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from flask import g
 
 from console.agents.outcome import session_outcome
@@ -14,17 +13,7 @@ from jobs.refinement import run_refinement
 from models import RefinementSession, db
 from models.admins.mechanic import decide_grant, request_grant, revoke_grant
 from models.changes.mutations import create_memory
-from tests.browser.support import ADMIN_EMAIL, make_admin, signed_in
-
-
-@pytest.fixture
-def admin(app):
-    return make_admin()
-
-
-@pytest.fixture
-def web(app, admin, redis_conn):
-    return signed_in(app)
+from tests.browser.support import ADMIN_EMAIL
 
 
 def _refined(make_agent, name: str):

@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -33,78 +27,12 @@ from models.changes import mutations as mut
 from models.changes import timemachine as tm
 from tests.audit_chain import assert_audit_chain, assert_row_is, content_text, row_columns
 
-ROOT = Path(__file__).resolve().parent.parent
-GUNICORN = Path(sys.executable).with_name("gunicorn")
 ADMIN = "admin:1"
 TIMEOUT = 30  # seconds, for every request, the barrier, the joins and the server's start
 DELAYS = (0.0, 0.02, 0.05, 0.1)  # seconds between the barrier and an in-process racer, one per round
 
 
 # ----- the server and the clients -----
-
-
-def _workers(master: int) -> int:
-    """Live children of the gunicorn master (its workers)."""
-    count = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            count += fields[1] == str(master) and fields[0] != "Z"
-    return count
-
-
-@pytest.fixture
-def server(app, redis_url) -> Iterator[int]:
-    """gunicorn on 127.0.0.1 and a free port, on the test's database; the port. Stopped in any case.
-
-    The listening socket is bound here (port 0) and inherited (fd://), so no port can be taken in
-    between. --preload (the factory opens no connection) makes both workers ready when forked.
-    """
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    env = {
-        **os.environ,
-        "DATABASE_URL": app.config["SQLALCHEMY_DATABASE_URI"],
-        "REDIS_URL": redis_url,
-        "SECRET_KEY": "test-secret",
-    }
-    cmd = [str(GUNICORN), "-w", "2", "-k", "gthread", "--threads", "8", "--preload", "--timeout", str(TIMEOUT),
-           "--graceful-timeout", "5",
-           "-b", f"fd://{listener.fileno()}", "--log-level", "warning", "wsgi:app"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, pass_fds=(listener.fileno(),), start_new_session=True)
-    listener.close()
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            assert proc.poll() is None, f"gunicorn exited with status {proc.returncode}"
-            assert time.monotonic() < deadline, "gunicorn did not come up"
-            if _workers(proc.pid) == 2 and _get(port, "/healthz") == 200:
-                break
-            time.sleep(0.1)
-        yield port
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)  # the session started above: the master and its workers
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-
-
-def _get(port: int, path: str) -> int | None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-    try:
-        conn.request("GET", path)
-        return conn.getresponse().status
-    except OSError:
-        return None
-    finally:
-        conn.close()
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from models.changes.mutations import (
 )
 from models.changes.patches import propose
 from models.changes.timemachine import rollback_operation
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 ADMIN = "admin:test"
 

@@ -12,7 +12,7 @@ import pytest
 
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.db import utcnow
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 CONFIG = """
 categories:

@@ -17,9 +17,9 @@ from console.api.auth import MAX_BODY_BYTES
 from models import LangGraphBlob, LangGraphCheckpoint, db
 from models.integrations.langgraph_checkpoints import BATCH, MAX_CHECKPOINT_CHANNELS
 from models.integrations.langgraph_store import StoreItem
+from tests.api_support import bearer
 from tests.browser.support import ADMIN_PASSWORD, client_for, csrf_from, make_admin
 from tests.sql_statements import statements_sent
-from tests.test_api_support import bearer
 
 
 def _put(client, headers, checkpoint_id: str, channels: int, blobs: range = range(0)):

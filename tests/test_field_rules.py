@@ -25,7 +25,7 @@ from models.memories.fields import (
     TEXT_RULES,
 )
 from models.refinement.toolbox import RefinementToolbox
-from tests.test_api_support import bearer, memory_rows
+from tests.api_support import bearer, memory_rows
 
 # One over-long (or otherwise broken) value per ruled field, with a valid memory around it.
 TOO_LONG = {name: "a" * (rule.max_length + 1) for name, rule in TEXT_RULES.items()}

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from models.changes.mutations import soft_delete_memories
 from models.parsing import MAX_ID
+from tests.api_support import bearer
 from tests.browser.support import make_admin, signed_in
-from tests.test_api_support import bearer
 
 HOSTILE = [
     "0",

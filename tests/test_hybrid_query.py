@@ -21,9 +21,9 @@ from jobs import embeddings, relations
 from models import MemoryEmbedding, db
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.retrieval import fusion, matching, pgvector, query, vectors
+from tests.api_support import bearer
 from tests.scripted_llm import Reply, error
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
-from tests.test_api_support import bearer
 
 DIMS = 64
 MODEL = "scripted-embed"

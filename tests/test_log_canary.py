@@ -17,8 +17,8 @@ from rq.job import Job, JobStatus
 from infra.queues import PARKED_PREFIX, get_rq
 from models import db
 from tests import scripted_llm as s
+from tests.api_support import bearer
 from tests.conftest import DB_KIND
-from tests.test_api_support import bearer
 
 
 @pytest.fixture

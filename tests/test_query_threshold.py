@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 FACTS = (
     "The team meets weekly on Mondays to review the product roadmap.",

@@ -21,7 +21,7 @@ import redis
 
 from console import create_app
 from models import Agent, db
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 TIMEOUT = 1.0  # REDIS_TIMEOUT_SECONDS for these apps
 BOUND = 4.0  # well under the 10 s a call used to wait, and under the watchdog's resume

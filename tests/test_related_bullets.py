@@ -9,7 +9,7 @@ from rq import SimpleWorker
 from infra.queues import get_rq
 from models import MemoryRelation, db, estimate_tokens
 from models.changes.mutations import create_memory, soft_delete_memories
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 
 def edge(agent, a, b, strength: float) -> None:

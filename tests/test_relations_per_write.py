@@ -14,7 +14,7 @@ from jobs.embeddings import get_embedder
 from models import AgentMemory, MemoryRelation, db
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.retrieval import vectors
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 TEXTS = [
     "Maya prefers green tea in the morning before work",

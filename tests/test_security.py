@@ -23,9 +23,8 @@ from models import AgentMemory, RefinementSession, SignInEvent, SupervisorCheckp
 from models.agents.quotas import QuotaExceeded
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.parsing import MAX_ID, BadInput, clean_text, parse_id, parse_int, parse_utc, to_utc
+from tests.api_support import bearer
 from tests.browser.support import ADMIN_EMAIL, ADMIN_PASSWORD, client_for, csrf_from, make_admin, signed_in
-from tests.test_api_support import bearer
-from tests.test_contention import server  # noqa: F401 - gunicorn on the test's database (a fixture)
 
 UNKNOWN_EMAIL = "stranger-7f3a@example.org"
 

@@ -12,8 +12,8 @@ from infra.batching import flush_all
 from models import AgentMemory, AuditLog, ChangeLogEntry, OpEvent, db, utcnow
 from models.changes.mutations import create_memory, soft_delete_memories
 from models.changes.ttl import expire_memory
+from tests.api_support import bearer, table_state
 from tests.browser.support import make_admin, post, signed_in
-from tests.test_api_support import bearer, table_state
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ each action re-renders the panel."""
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import request, url_for
 from flask_login import current_user
 
 from console.web.htmx import is_htmx, redirect_to, render
@@ -17,10 +17,13 @@ from .blueprint import bp
 
 
 def _panel(agent_id: int, *, message: str | None = None, error: str | None = None, status: int = 200):
+    """The panel as a fragment (the page loads it, an action re-renders it); a form posted without htmx
+    goes back to the agent page."""
     agent = get_agent(agent_id)
-    if not is_htmx():
+    if request.method == "POST" and not is_htmx():
         return redirect_to(url_for("agents.agent_page", agent_id=agent.id))
     return render(
+        "agents/_safeguards.html",
         "agents/_safeguards.html",
         agent=agent,
         patches=held_patches(agent.id),
@@ -33,16 +36,7 @@ def _panel(agent_id: int, *, message: str | None = None, error: str | None = Non
 
 @bp.get("/agents/<int:agent_id>/safeguards")
 def safeguards(agent_id: int):
-    agent = get_agent(agent_id)
-    return render(
-        "agents/_safeguards.html",
-        "agents/_safeguards.html",
-        agent=agent,
-        patches=held_patches(agent.id),
-        guard=retention.status(agent.id),
-        message=None,
-        error=None,
-    )
+    return _panel(agent_id)
 
 
 @bp.post("/agents/<int:agent_id>/patches/<int:patch_id>/confirm")

@@ -8,7 +8,7 @@ import base64
 from sqlalchemy import func, select
 
 from models import AgentMemory, LangGraphBlob, LangGraphCheckpoint, LangGraphWrite, db
-from tests.test_api_support import bearer
+from tests.api_support import bearer
 
 
 def _checkpoint(checkpoint_id: str, blob: bytes, parent: str | None = None) -> dict:
