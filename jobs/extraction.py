@@ -233,7 +233,7 @@ def _write(
     if fact.field:
         written = write.save(
             agent_id, text, actor=ACTOR, memory_type="semantic", field=fact.field,
-            signals=[("mention", thread_id or "")], **scope,
+            **scope,
         )  # fmt: skip
         if written.memory is None:
             assert written.patch is not None

@@ -78,12 +78,6 @@ def _allowlist() -> write.Allowlist:
     return functools.partial(category_config().check, current_agent().role)
 
 
-def _signals(body, thread_id: str | None = None) -> list[tuple[str, str]]:
-    """This write as consent signals: a mention (one per thread), plus the user's chat acknowledgement."""
-    thread = getattr(body, "thread_id", None) or thread_id or ""
-    return [("mention", thread)] + ([("chat_ack", "")] if body.user_ack else [])
-
-
 def _proposed(patch) -> tuple[PatchProposed, int]:
     until = f"at most until {patch.expires_at:%Y-%m-%d %H:%M} UTC"
     if patch.policy == "consent":
@@ -123,7 +117,7 @@ def create_memory(body: MemoryCreate):
                  "actor_id", "role", "constitutional"}
     )  # fmt: skip
     written = write.save(
-        agent.id, body.content, actor=AGENT, field=body.field, signals=_signals(body), turn=body.turn_id,
+        agent.id, body.content, actor=AGENT, field=body.field, user_ack=body.user_ack, turn=body.turn_id,
         allowed=_allowlist(), **fields,
     )  # fmt: skip
     if written.memory is None:
@@ -162,11 +156,8 @@ def update_memory(memory_id: int, body: MemoryUpdate):
     tags of a benign user-context field's memory is held until a second signal corroborates it (202)."""
     agent = current_agent()
     changes = body.model_dump(exclude_unset=True, exclude={"field", "user_ack", "turn_id"})
-    thread = db.session.scalar(
-        select(AgentMemory.thread_id).where(AgentMemory.id == memory_id, AgentMemory.agent_id == agent.id)
-    )
     written = write.change(
-        agent.id, memory_id, actor=AGENT, field=body.field, signals=_signals(body, thread), turn=body.turn_id,
+        agent.id, memory_id, actor=AGENT, field=body.field, user_ack=body.user_ack, turn=body.turn_id,
         allowed=_allowlist(), **changes,
     )  # fmt: skip
     if written.memory is None:

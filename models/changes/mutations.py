@@ -187,17 +187,27 @@ class PurgeDue(DomainError):
     http_status = 409
 
 
-def restore_memory(agent_id: int, memory_id: int, *, actor: str, now: datetime | None = None) -> AgentMemory:
+def restore_memory(
+    agent_id: int,
+    memory_id: int,
+    *,
+    actor: str,
+    now: datetime | None = None,
+    allowed: Callable[[list[str | None]], None] | None = None,
+) -> AgentMemory:
     """Bring a soft-deleted memory back (clears any pending purge), checked on the row locked for the write.
 
     A TTL-expired memory is restorable only until its `purge_at` (README, "Jobs and schedule"); past it the
     purge is due and its text about to be redacted, so the restore is refused (409 `purge_due`) rather than
     racing the purge job. The agent locks hold: an agent or a job never restores an audio/somatic/voice
     memory an admin deleted (a constitutional memory cannot be deleted at all). Another agent's id, a
-    purged id and an id that never existed are all "not found"; an active memory is "not deleted"."""
+    purged id and an id that never existed are all "not found"; an active memory is "not deleted".
+    `allowed` is the caller's category allowlist, checked on the locked row."""
     check_actor(actor)
     with atomic():
         memory = load_row(agent_id, memory_id, active=False)
+        if allowed is not None:
+            allowed([memory["category"]])
         purge_at = memory["purge_at"]
         if purge_at is not None and purge_at <= (now or utcnow()):
             raise PurgeDue(

@@ -50,20 +50,16 @@ def window() -> timedelta | None:
     return timedelta(hours=hours) if hours > 0 else None
 
 
-def _since(agent_id: int, now: datetime) -> datetime:
-    """Where the window starts: its length back from now, or the admin's last lift if that is later."""
-    span = window() or timedelta(0)
-    lifted = db.session.scalar(
-        select(func.max(AuditLog.created_at)).where(
-            AuditLog.agent_id == agent_id, AuditLog.action == LIFTED, AuditLog.created_at > now - span
-        )
-    )
-    return max(now - span, lifted) if lifted is not None else now - span
-
-
 def deleted_in_window(agent_id: int, now: datetime | None = None) -> tuple[int, int]:
-    """(core tokens, core memories) the agent itself deleted outside sessions within the window."""
+    """(core tokens, core memories) the agent itself deleted outside sessions within the window: since the
+    window's start, or since an admin's last lift within it if that is later. One statement."""
     now = now or utcnow()
+    start = now - (window() or timedelta(0))
+    lifted = (
+        select(func.max(AuditLog.created_at))
+        .where(AuditLog.agent_id == agent_id, AuditLog.action == LIFTED, AuditLog.created_at > start)
+        .scalar_subquery()
+    )
     row = db.session.execute(
         select(
             func.coalesce(func.sum(AuditLog.before["token_estimate"].as_integer()), 0),
@@ -73,7 +69,8 @@ def deleted_in_window(agent_id: int, now: datetime | None = None) -> tuple[int, 
             AuditLog.actor == AGENT_ACTOR,
             AuditLog.session_id.is_(None),
             AuditLog.action == "delete",
-            AuditLog.created_at >= _since(agent_id, now),
+            AuditLog.created_at >= start,
+            AuditLog.created_at >= func.coalesce(lifted, start),
             AuditLog.before["memory_type"].as_string() == "core",
         )
     ).one()

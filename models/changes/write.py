@@ -44,7 +44,6 @@ from models.memories.writing import check_content
 # The caller's category allowlist: raises CategoryNotAllowed for categories outside it (the agent API and
 # LangGraph's store pass their agent's; jobs and admins pass none).
 Allowlist = Callable[[Iterable[str | None]], None]
-Signals = Iterable[tuple[str, str]]
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,12 @@ def _with_field(tags: Any, field: str | None) -> Any:
     return list(tags or []) + [patches.FIELD_TAG_PREFIX + field]
 
 
+def _signals(thread_id: str | None, user_ack: bool) -> list[tuple[str, str]]:
+    """The consent signals a write carries (README, "Consent"): itself, a mention in its thread (one per
+    thread; a write with no thread is one thread), and the user's chat acknowledgement if it relays one."""
+    return [("mention", thread_id or "")] + ([("chat_ack", "")] if user_ack else [])
+
+
 def save(
     agent_id: int,
     content: Any,
@@ -79,7 +84,7 @@ def save(
     actor: str,
     memory_type: str = "core",
     field: str | None = None,
-    signals: Signals = (),
+    user_ack: bool = False,
     turn: str | None = None,
     allowed: Allowlist | None = None,
     constitutional: bool = False,
@@ -89,9 +94,8 @@ def save(
     data: dict | None = None,
     **fields: Any,
 ) -> Written:
-    """Create a memory, or hold it as a patch when it sets a user-context field. `signals` are the consent
-    signals this write carries (a mention in its thread, the user's acknowledgement); `turn` names the
-    user turn it came from."""
+    """Create a memory, or hold it as a patch when it sets a user-context field. `user_ack`: the write relays
+    the user's chat acknowledgement (a consent signal); `turn` names the user turn it came from."""
     check_actor(actor)
     note = _classify(agent_id, actor, session_id, memory_type, fields)
     try:
@@ -108,7 +112,13 @@ def save(
     context = patches.context_field(cleaned["tags"])
     if context:
         patch, memory = patches.write_context(
-            agent_id, "create", context, cleaned, actor=actor, signals=signals, turn=turn
+            agent_id,
+            "create",
+            context,
+            cleaned,
+            actor=actor,
+            turn=turn,
+            signals=_signals(cleaned.get("thread_id"), user_ack),
         )
         if memory is None:
             note("skipped")  # held for the user's consent or a second signal
@@ -147,7 +157,7 @@ def change(
     *,
     actor: str,
     field: str | None = None,
-    signals: Signals = (),
+    user_ack: bool = False,
     turn: str | None = None,
     allowed: Allowlist | None = None,
     session_id: int | None = None,
@@ -178,8 +188,8 @@ def change(
         context = patches.context_field(list(current["tags"] or []) + list(cleaned.get("tags") or []))
         if context and (context in patches.SENSITIVE_FIELDS or {"content", "tags"} & set(cleaned)):
             patch, memory = patches.write_context(
-                agent_id, "update", context, cleaned, memory_id=current["id"], actor=actor, signals=signals,
-                turn=turn,
+                agent_id, "update", context, cleaned, memory_id=current["id"], actor=actor, turn=turn,
+                signals=_signals(cleaned.get("thread_id") or current["thread_id"], user_ack),
             )  # fmt: skip
             if memory is None:
                 events.note(
@@ -210,16 +220,7 @@ def remove(
 def restore(agent_id: int, memory_id: Any, *, actor: str, allowed: Allowlist | None = None) -> AgentMemory:
     """Bring back a soft-deleted memory, within its purge date and the locks (`mutations.restore_memory`)."""
     check_actor(actor)
-    if allowed is not None:
-        category = db.session.scalar(
-            select(AgentMemory.category).where(
-                AgentMemory.id == memory_id,
-                AgentMemory.agent_id == agent_id,
-                AgentMemory.deleted_at.is_not(None),
-            )
-        )
-        allowed([category])
-    return mutations.restore_memory(agent_id, memory_id, actor=actor)
+    return mutations.restore_memory(agent_id, memory_id, actor=actor, allowed=allowed)
 
 
 def merge(
