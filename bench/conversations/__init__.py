@@ -1,0 +1,1 @@
+"""Generators of conversational memory sets for evaluating retrieval; see bench/conversational.py."""
