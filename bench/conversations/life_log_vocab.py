@@ -205,7 +205,7 @@ FAMILY_EVENTS = [
 FRIEND_FACTS = [
     ("{f} moved to {city} for a new start.", "Which city did the friend {P} met {venue} move to?"),
     ("{f} started training as a pilot.", "What is the friend {P} met {venue} training to be?"),
-    ("{f} had twins in the spring.", "What big family news did the friend {P} met {venue} have?"),
+    ("{f} just had twins.", "What big family news did the friend {P} met {venue} have?"),
     ("{f} opened a record shop called {shopname}.", "What shop did the friend {P} met {venue} open?"),
 ]
 
