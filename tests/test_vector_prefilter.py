@@ -154,6 +154,17 @@ def test_the_shortlists_cut_is_the_size_th_smallest_distance(values, size, outli
     assert vectors.nearest_distance(distance, size) == int(np.sort(distance)[size - 1])
 
 
+@pytest.mark.parametrize("blocks", [0.5, 2, 2.01, 3.5, 8, 8.01], ids=lambda b: f"{b}-blocks")
+def test_rows_scored_in_blocks_score_bit_for_bit_as_one_copy_of_them_all(blocks):
+    """A shortlist's rows are copied out and scored GATHER_ROWS at a time (`gathered_scores`): the very
+    scores of one copy of them all, whatever is left for the last block (here one row, or half a block)."""
+    count = int(blocks * vectors.GATHER_ROWS) or 1
+    matrix = clustered(4 * count, clusters=20)
+    rows = np.sort(np.random.default_rng(count).choice(len(matrix), count, replace=False))
+    for query in matrix[[0, 1, 2]]:
+        assert np.array_equal(vectors.gathered_scores(matrix, rows, query), matrix[rows] @ query)
+
+
 def test_the_prefilter_ranks_the_filtered_users_rows_only(small_limits):
     matrix = clustered(2000, clusters=20)
     users = ["u1" if i % 4 else "u2" for i in range(2000)]

@@ -73,6 +73,9 @@ SCAN_SHARE = 3
 # steps of exact counts (`nearest_distance`).
 CUT_SAMPLE = 16
 CUT_STEPS = 4
+# Rows scattered through the matrix (a shortlist) are copied out and scored this many at a time
+# (`gathered_scores`).
+GATHER_ROWS = 128
 
 
 def sign_bits(vectors: np.ndarray) -> np.ndarray:
@@ -106,6 +109,21 @@ def shortlist(bits: np.ndarray, query: np.ndarray, size: int) -> np.ndarray:
     if len(picked) > 2 * size:  # many ties at the cut (identical vectors, say): bound the re-score
         picked = picked[np.argpartition(distance[picked], size - 1)[:size]]
     return picked
+
+
+def gathered_scores(matrix: np.ndarray, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """`matrix[rows] @ vector`, the same scores, GATHER_ROWS rows at a time: each block's copy (0.5 MB at
+    1,024 dimensions) is scored while it is still in the CPU's cache, instead of a copy of them all (11 MB
+    for a shortlist of 2,700 such rows) going out to memory and being read back. The last block takes the
+    remainder, so no block is a single row, which NumPy scores by a dot product, not the matrix-vector
+    product every other block (and the whole copy) is scored by."""
+    if len(rows) <= 2 * GATHER_ROWS:
+        return matrix[rows] @ vector
+    scores = np.empty(len(rows), dtype=np.result_type(matrix, vector))
+    starts = list(range(0, len(rows) - GATHER_ROWS, GATHER_ROWS))
+    for start, end in zip(starts, [*starts[1:], len(rows)], strict=True):
+        scores[start:end] = matrix[rows[start:end]] @ vector
+    return scores
 
 
 def nearest_distance(distance: np.ndarray, size: int) -> int:
@@ -279,6 +297,8 @@ class AgentMatrix:
             # taken out, costs less than copying the user's rows out of the matrix first (about 3.6x the
             # product's cost per row here).
             scores = (matrix[:count] @ vector)[rows]
+        elif isinstance(rows, np.ndarray):
+            scores = gathered_scores(matrix, rows, vector)
         else:
             scores = matrix[rows] @ vector
         ids = ids[rows]
