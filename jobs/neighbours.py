@@ -6,11 +6,12 @@ milliseconds at a few thousand memories (docs/benchmarks.md, "The per-write link
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache as once
 from typing import Any
 
 import numpy as np
 from flask import current_app
-from sqlalchemy import Select, or_, select, union_all
+from sqlalchemy import CompoundSelect, Select, bindparam, or_, select, union_all
 
 from models import AgentMemory, MemoryEmbedding, db, utcnow
 from models.db import binary_rows
@@ -44,17 +45,8 @@ def neighbours_from_cache(
     embedder = get_embedder()
     label = embedder.label
     since = _scan_window(agent_id, label)
-    m, e = AgentMemory, MemoryEmbedding
-    stale = or_(e.memory_id.is_(None), e.content_hash != m.content_hash, e.model != label)
-    columns: tuple[Any, ...] = (m.id, m.content_hash, e.content_hash, e.model, e.vector, m.user_id, m.content)
-
-    def read(*where: Any) -> Select[Any]:
-        base = select(*columns).outerjoin(e, e.memory_id == m.id)
-        return base.where(m.agent_id == agent_id, m.deleted_at.is_(None), *where)
-
-    # Two parts, so each is found by its index: these memories by id, the others by the agent's recency.
-    others = read(stale, m.id.not_in(memory_ids), *([] if since is None else [m.updated_at >= since]))
-    rows = db.session.execute(union_all(read(m.id.in_(memory_ids)), others)).all()
+    params = {"agent": agent_id, "label": label, "ids": memory_ids, "since": since}
+    rows = db.session.execute(_memories_to_read(since is not None), params).all()
     current = {
         int(r[0]): from_bytes(bytes(r[4]))
         for r in rows
@@ -108,6 +100,46 @@ def neighbours_from_cache(
     return found, stores
 
 
+# The per-write path's statements are built once (parameters bound at each run): building and keying a
+# new statement of this size cost about as much as running it, a millisecond of the job between them.
+
+
+@once
+def _memories_to_read(windowed: bool) -> CompoundSelect:
+    """`neighbours_from_cache`'s one read: the memories `ids` of the agent and its others without a current
+    vector of `label` (since `since` when `windowed`), active, each with its stored vector if any. Two
+    parts, so each is found by its index: these memories by id, the others by the agent's recency."""
+    m, e = AgentMemory, MemoryEmbedding
+    columns: tuple[Any, ...] = (m.id, m.content_hash, e.content_hash, e.model, e.vector, m.user_id, m.content)
+
+    def read(*where: Any) -> Select[Any]:
+        base = select(*columns).outerjoin(e, e.memory_id == m.id)
+        return base.where(m.agent_id == bindparam("agent"), m.deleted_at.is_(None), *where)
+
+    ids: Any = bindparam("ids", expanding=True)
+    stale = or_(e.memory_id.is_(None), e.content_hash != m.content_hash, e.model != bindparam("label"))
+    others = read(stale, m.id.not_in(ids), *([m.updated_at >= bindparam("since")] if windowed else []))
+    return union_all(read(m.id.in_(ids)), others)
+
+
+@once
+def _live_statement() -> Select[int, datetime]:
+    """`_live_vectors`' read: those of the memories `ids` of the agent that are active with a current
+    vector of `label`, and when it was stored."""
+    m, e = AgentMemory, MemoryEmbedding
+    return (
+        select(e.memory_id, e.created_at)
+        .join(m, m.id == e.memory_id)
+        .where(
+            e.agent_id == bindparam("agent"),
+            e.model == bindparam("label"),
+            e.content_hash == m.content_hash,
+            m.deleted_at.is_(None),
+            e.memory_id.in_(bindparam("ids", expanding=True)),
+        )
+    )
+
+
 def _scan_window(agent_id: int, label: str) -> datetime | None:
     """Since when the per-write path looks for memories without a current vector: None (all of the agent's)
     on this process's first job for the agent, else from its previous scan, less vectors.MARGIN (a memory
@@ -134,18 +166,7 @@ def _live_vectors(
     from the matrix where it holds the one stored now (`AgentMatrix.stored`), else read."""
     if not memory_ids:
         return {}
-    m, e = AgentMemory, MemoryEmbedding
-    live = db.session.execute(
-        select(e.memory_id, e.created_at)
-        .join(m, m.id == e.memory_id)
-        .where(
-            e.agent_id == agent_id,
-            e.model == label,
-            e.content_hash == m.content_hash,
-            m.deleted_at.is_(None),
-            e.memory_id.in_(memory_ids),
-        )
-    ).all()
+    live = db.session.execute(_live_statement(), {"agent": agent_id, "label": label, "ids": memory_ids}).all()
     found: dict[int, np.ndarray] = {}
     unread = []
     for memory_id, created_at in live:
@@ -155,6 +176,7 @@ def _live_vectors(
         else:
             found[int(memory_id)] = vector
     if unread:  # embedded since the matrix's last refresh, by another process
+        e = MemoryEmbedding
         rows = binary_rows(select(e.memory_id, e.vector).where(e.memory_id.in_(unread)))
         found |= {int(r[0]): from_bytes(bytes(r[1])) for r in rows}
     return found
