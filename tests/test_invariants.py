@@ -590,6 +590,58 @@ def test_maintained_core_totals_and_memory_count_follow_every_write_path_includi
     assert memory_count(other.id) == 0
 
 
+def _block_version(agent_id: int) -> int:
+    return db.session.scalar(sa.select(Agent.block_version).where(Agent.id == agent_id))
+
+
+_T = AgentMemory.__table__
+_SHOWN_CHANGES = {
+    "content": {"content": "Rewritten by raw SQL."},
+    "memory_type": {"memory_type": "semantic"},
+    "origin date": {"created_at": utcnow() - timedelta(days=1)},
+    "tokens": {"token_estimate": 99},
+    "tags": {"tags": ["raw"]},
+    "category": {"category": "goals"},
+    "soft delete": {"deleted_at": utcnow()},
+}
+
+
+@pytest.mark.parametrize("change", [*_SHOWN_CHANGES, "insert", "delete", "lock"])
+def test_block_version_is_new_after_every_raw_write_the_context_block_could_show(make_agent, change):
+    """GET /api/v1/context keeps a block's digest under agents.block_version (migration 0024): a write
+    the block could show that left the version as it was would keep answering 304 to an old block."""
+    agent, other = make_agent(), make_agent()
+    memory = create_memory(agent.id, "A core fact.", actor="admin:1")
+    db.session.commit()
+    before, others = _block_version(agent.id), _block_version(other.id)
+    if change == "insert":
+        row = {"agent_id": agent.id, "memory_type": "core", "content": "raw", "content_hash": "r",
+               "token_estimate": 1, "tags": [], "pinned": False, "constitutional": False,
+               "created_at": utcnow(), "updated_at": utcnow()}  # fmt: skip
+        db.session.execute(_T.insert(), [row])
+    elif change == "delete":
+        db.session.execute(_T.delete().where(_T.c.id == memory.id))
+    elif change == "lock":
+        db.session.execute(_T.update().where(_T.c.id == memory.id).values(constitutional=True))
+    else:
+        db.session.execute(_T.update().where(_T.c.id == memory.id).values(**_SHOWN_CHANGES[change]))
+    db.session.commit()
+    assert _block_version(agent.id) != before, change
+    assert _block_version(other.id) == others, "another agent's block is not touched"
+
+
+def test_block_version_stays_through_writes_the_context_block_does_not_show(make_agent):
+    agent = make_agent()
+    memory = create_memory(agent.id, "A core fact.", actor="admin:1")
+    db.session.commit()
+    before = _block_version(agent.id)
+    update_memory(agent.id, memory.id, actor="admin:1", importance=5)
+    db.session.execute(_T.update().where(_T.c.id == memory.id).values(last_accessed_at=utcnow(), pinned=True))
+    db.session.execute(_T.update().where(_T.c.id == memory.id).values(content=_T.c.content))  # same text
+    db.session.commit()
+    assert _block_version(agent.id) == before
+
+
 def test_batched_dedup_keeps_one_op_per_agent_so_each_agent_rolls_back_alone(make_agent):
     from models.changes.dedup import dedup_for_agents
     from models.changes.timemachine import rollback_operation

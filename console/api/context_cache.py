@@ -1,20 +1,54 @@
-"""The context block as last rendered, per agent and format, in this process: GET /api/v1/context answers
-an unchanged block from it once the ETag (an aggregate of one row, models/retrieval/context.py `digest`)
-says it is current, instead of reading and rendering every memory again.
+"""What GET /api/v1/context keeps between requests, in this process, per agent and format:
 
-One entry per (agent, format): a new rendering replaces the agent's previous one, so a changed block's
-old text does not linger; the least recently used go first past CONTEXT_CACHE_MB (0: no cache). It holds
-what the agent's own responses hold, in the web process only — never in Redis or on disk.
+- the block's digest (models/retrieval/context.py `Digest`), under the agent's `block_version` — a new random
+  value whenever a memory changes what the block shows, set by the database's triggers (migration 0024) —
+  and the categories and window it was computed for, until its oldest journal leaves the window. A
+  conditional request then costs the agent's row, which its token already read, and no memory at all.
+- the block as last rendered, under its ETag: an unchanged block is answered from it instead of reading
+  and rendering every memory again.
+
+One entry of each per (agent, format): a new one replaces the agent's previous one, so a changed block's
+old text does not linger; the least recently used renderings go first past CONTEXT_CACHE_MB (0: no
+rendering is kept; digests, a few dozen bytes each, are kept up to MAX_DIGESTS). It holds what the agent's
+own responses hold, in the web process only — never in Redis or on disk.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
+from datetime import datetime
+
+from models.retrieval.context import Digest
+
+MAX_DIGESTS = 50_000
 
 _lock = threading.Lock()
 _blocks: OrderedDict[tuple[int, str], tuple[str, bytes]] = OrderedDict()
 _size = 0
+_digests: OrderedDict[tuple[int, str], tuple[Hashable, Digest]] = OrderedDict()
+
+
+def digest(agent_id: int, fmt: str, key: Hashable, now: datetime) -> Digest | None:
+    """The digest kept for exactly `key` (the agent's block version, its categories, the window), if its
+    oldest journal is still in the window at `now`."""
+    with _lock:
+        kept = _digests.get((agent_id, fmt))
+        if kept is None or kept[0] != key:
+            return None
+        if kept[1].leaves_at is not None and now > kept[1].leaves_at:
+            return None
+        _digests.move_to_end((agent_id, fmt))
+        return kept[1]
+
+
+def keep_digest(agent_id: int, fmt: str, key: Hashable, value: Digest) -> None:
+    with _lock:
+        _digests.pop((agent_id, fmt), None)
+        _digests[(agent_id, fmt)] = (key, value)
+        while len(_digests) > MAX_DIGESTS:
+            _digests.popitem(last=False)
 
 
 def get(agent_id: int, fmt: str, etag: str) -> bytes | None:
@@ -46,4 +80,5 @@ def clear() -> None:
     global _size
     with _lock:
         _blocks.clear()
+        _digests.clear()
         _size = 0

@@ -152,9 +152,20 @@ def get_context(args: ContextArgs):
     conditional = request.if_none_match
     paged = args.max_tokens is not None or args.cursor is not None
     fmt = "text" if text else "json"
-    whole = None if paged else context.digest(agent.id, categories, **window, text=text)
-    if whole is not None:  # PostgreSQL, unpaged: the ETag from one aggregate row, no memory read
-        etag = context.etag(whole[0], shown | _paging(context.Page([], whole[1], None), text), text=text)
+    # The digest is kept under the agent's block version (set by the database at every change the block
+    # could show: migration 0024) and what else selects the block's memories.
+    kept_under = (agent.block_version, tuple(categories), tuple(window["whole"]), days)
+    whole = None
+    if not paged:
+        whole = context_cache.digest(agent.id, fmt, kept_under, window["now"])
+        if whole is None:
+            whole = context.digest(agent.id, categories, **window, text=text)  # PostgreSQL: one row
+            if whole is not None:
+                context_cache.keep_digest(agent.id, fmt, kept_under, whole)
+    if whole is not None:  # unpaged, the digest kept or summed in one row: no memory read for the ETag
+        etag = context.etag(
+            whole.digest, shown | _paging(context.Page([], whole.memories, None), text), text=text
+        )
         if conditional and conditional.contains_weak(etag.strip('"')):
             return _not_modified(etag)
         kept = context_cache.get(agent.id, fmt, etag)
@@ -162,6 +173,10 @@ def get_context(args: ContextArgs):
             return _answer(kept, etag, text)
     elif conditional:  # decide on signatures first, read the text only if it changed
         signed, _ = context.entries(agent.id, categories, **window, text=text, content=False)
+        if not paged:  # SQLite: signed here, kept for the next request
+            context_cache.keep_digest(
+                agent.id, fmt, kept_under, context.whole_digest(signed, window["journal_window"])
+            )
         page = context.page(signed, cursor=args.cursor, max_tokens=args.max_tokens)
         etag = context.etag(context.page_digest(page.entries), shown | _paging(page, text), text=text)
         if conditional.contains_weak(etag.strip('"')):
@@ -183,6 +198,10 @@ def get_context(args: ContextArgs):
     block, summed = context.entries(agent.id, categories, **window, text=text, signed=paged)
     page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
     digest = summed if summed is not None else context.page_digest(page.entries)
+    if not paged and summed is None:  # SQLite: signed here, kept for the next request
+        context_cache.keep_digest(
+            agent.id, fmt, kept_under, context.whole_digest(block, window["journal_window"])
+        )
     etag = context.etag(digest, shown | _paging(page, text), text=text)
 
     if text:
@@ -205,6 +224,6 @@ def get_context(args: ContextArgs):
             for section in context.SECTIONS
         }
         rendered = f'{{"core":{parts["core"]},"always":{parts["always"]},"journal":{parts["journal"]},{out[1:]}'.encode()
-    if summed is not None:
+    if not paged:
         context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
     return _answer(rendered, etag, text)

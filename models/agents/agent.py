@@ -46,6 +46,9 @@ class Agent(Model):
     # Active memories of every type (what the storage quota counts), maintained the same way (migration
     # 0021): read with `models.agents.quotas.memory_count`, never set.
     memory_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # A new random value whenever a memory changes what the agent's context block shows, set by the same
+    # triggers (migration 0024): the web process keeps the block's digest under it. Never set.
+    block_version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False, default=utcnow)
 
     def issue_token(self) -> str:

@@ -198,6 +198,15 @@ def _total(text: bool, where: list[Any]) -> Any:
     return select(cast(total, String)).where(*where).scalar_subquery()
 
 
+class Digest(NamedTuple):
+    """What the ETag needs of the whole block, and how long it holds without a write: `leaves_at`, when its
+    oldest journal leaves the window (None: it has none)."""
+
+    digest: str
+    memories: int
+    leaves_at: datetime | None
+
+
 def digest(
     agent_id: int,
     categories: Sequence[str | None],
@@ -206,15 +215,24 @@ def digest(
     journal_window: timedelta,
     text: bool,
     whole: Sequence[str] = (),
-) -> tuple[str, int] | None:
-    """PostgreSQL: (the whole block's digest, its memories) in one row, no memory read: the 304 path.
-    None elsewhere (sum `entries` instead). Equal to `page_digest` of the whole block's entries."""
-    if not categories or not _postgresql():
+) -> Digest | None:
+    """PostgreSQL: the whole block's digest in one row, no memory read. None elsewhere (`whole_digest` of
+    `entries` instead). Equal to `page_digest` of the whole block's entries."""
+    if not _postgresql():
         return None
+    if not categories:
+        return Digest("0", 0, None)
     where = _where(agent_id, categories, now, journal_window, whole)
     total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
-    row = db.session.execute(select(cast(total, String), func.count()).where(*where)).one()
-    return row[0], int(row[1])
+    oldest = func.min(_T.c.created_at).filter(_T.c.memory_type == "journal")
+    row = db.session.execute(select(cast(total, String), func.count(), oldest).where(*where)).one()
+    return Digest(row[0], int(row[1]), row[2] + journal_window if row[2] is not None else None)
+
+
+def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:
+    """`digest` of the whole block's entries, read and signed here (SQLite)."""
+    journals = [e.created_at for e in block if e.section == "journal"]
+    return Digest(page_digest(block), len(block), min(journals) + journal_window if journals else None)
 
 
 class JsonBlock(NamedTuple):
