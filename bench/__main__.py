@@ -1,13 +1,13 @@
-"""The benchmark suite: one command runs every measurement and writes docs/benchmarks.md.
+"""The benchmark suite: one command runs every measurement and writes bench/results/report.md.
 
     .venv/bin/python -m bench                       # everything at the issue's sizes (about 40 minutes, and 7 for part pgvector)
     .venv/bin/python -m bench --quick               # small sizes, a few minutes: a rehearsal
     .venv/bin/python -m bench --parts core,api      # only some parts; the others keep their last results
-    .venv/bin/python -m bench --render              # rewrite docs/benchmarks.md from bench/results/ only
+    .venv/bin/python -m bench --render              # rewrite bench/results/report.md from bench/results/ only
 
 Each part is its own script (runnable alone, see bench/README.md) and writes its figures as JSON under
 bench/results/; this runner calls them one after another (never in parallel: the box has two cores),
-then renders docs/benchmarks.md from every result file, the goals below, and bench/ANALYSIS.md (the
+then renders bench/results/report.md from every result file, the goals below, and bench/ANALYSIS.md (the
 profiles, causes and before/after figures, written by hand). Everything runs against 127.0.0.1 only,
 in databases the scripts create and drop, and stops by itself.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-DOC = ROOT / "docs" / "benchmarks.md"
+DOC = RESULTS / "report.md"  # the full tables; docs/benchmarks.md gives each goal, figure and command
 PYTHON = sys.executable
 API_SIZES = (10_000, 100_000, 1_000_000)
 
@@ -421,7 +421,7 @@ def main() -> None:
         help="comma-separated subset (also, not run by default: peers, with the bench-peers extra; workers; scale)",
     )
     parser.add_argument(
-        "--render", action="store_true", help="only rewrite docs/benchmarks.md from bench/results"
+        "--render", action="store_true", help="only rewrite bench/results/report.md from bench/results"
     )
     args = parser.parse_args()
     if not args.render:
