@@ -10,6 +10,8 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e .
+# The agent-side Python client (client/: httpx and pydantic only), for the README's tour.
+.venv/bin/python -m pip install -q -e ./client
 
 export FLASK_APP=wsgi
 FLASK=.venv/bin/flask
