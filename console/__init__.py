@@ -70,8 +70,32 @@ def _configure_logging(app: Flask) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+# What to install when a command needs a module that is missing: the client's extras, the local embedder's
+# extra, else the console's own dependencies (an environment the package was not installed into with pip).
+INSTALL_HINTS = {
+    "memconsole_client": ".venv/bin/pip install -e './client[langgraph,sqlite]'",
+    "langgraph": ".venv/bin/pip install -e './client[langgraph,sqlite]'",
+    "mcp": ".venv/bin/pip install -e './client[mcp]'",
+    "sentence_transformers": ".venv/bin/pip install -e '.[local-embeddings]'",
+    "torch": ".venv/bin/pip install -e '.[local-embeddings]'",
+    "onnxruntime": ".venv/bin/pip install -e '.[local-embeddings]'",
+    "onnx": ".venv/bin/pip install -e '.[local-embeddings]'",
+}
+
+
+def missing_module_message(error: ModuleNotFoundError) -> str:
+    """One line naming the missing module and the command that installs it."""
+    top = (error.name or "").split(".")[0]
+    hint = INSTALL_HINTS.get(top, ".venv/bin/pip install -e .")
+    return f"memconsole: this command needs the Python module {top!r}, which is not installed here: {hint}"
+
+
 def main() -> None:
-    """The `memconsole` console script: the same commands as `flask --app wsgi`."""
+    """The `memconsole` console script: the same commands as `flask --app wsgi`. A command that needs a module
+    that is not installed ends with one line saying what to install, not a traceback."""
     from flask.cli import FlaskGroup
 
-    FlaskGroup(create_app=create_app)()
+    try:
+        FlaskGroup(create_app=create_app)()
+    except ModuleNotFoundError as error:
+        raise SystemExit(missing_module_message(error)) from None

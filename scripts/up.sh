@@ -39,5 +39,6 @@ echo
 echo "  Console:  http://127.0.0.1:5000"
 echo "  Sign in:  $ADMIN_EMAIL / $(cat instance/admin-password 2>/dev/null || echo '(your existing password)')"
 echo "  Logs:     instance/worker.log, instance/scheduler.log"
+echo "  CLI:      .venv/bin/memconsole --help   (or: source .venv/bin/activate, then memconsole --help)"
 echo
 $FLASK run --host 127.0.0.1 --port 5000

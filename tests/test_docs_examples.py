@@ -122,3 +122,19 @@ def test_a_broken_snippet_fails_the_run(app, server, redis_url, tmp_path, doc):
     work.mkdir()
     with pytest.raises(AssertionError, match="failed with status"):
         _run_examples(broken, server, app.config["SQLALCHEMY_DATABASE_URI"], redis_url, work)
+
+
+def test_a_command_missing_a_module_says_what_to_install_in_one_line(tmp_path):
+    """The CLI as printed: a command whose module is not installed ends with one line, not a traceback."""
+    script = (
+        "import sys; sys.modules['rq_scheduler'] = None; sys.argv = ['memconsole', 'rq', 'schedule']; "
+        "import console; console.main()"
+    )
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "SECRET_KEY": "test-secret"}
+    done = subprocess.run([str(ROOT / ".venv/bin/python"), "-c", script], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "memconsole: this command needs the Python module 'rq_scheduler', which is not installed here: "
+        ".venv/bin/pip install -e ."
+    ]
