@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import json
 import logging
-import os
 import re
 import sys
 import types
@@ -126,20 +125,23 @@ def endpoints_table() -> str:
     from console.api import api
 
     document = api.document()
-    rows = ["| method | path | what | answers |", "| --- | --- | --- | --- |"]
+    schemas = document["components"]["schemas"]
+    rows = ["| method | path | what | takes | answers |", "| --- | --- | --- | --- | --- |"]
     for path, operations in document["paths"].items():
         for method, op in operations.items():
             what = op.get("summary", "")
             if op.get("description"):
                 what += ". " + " ".join(op["description"].split())
-            what = what.replace("|", "\\|")
+            takes = [f"`{p['name']}`" for p in op.get("parameters", []) if p.get("in") == "query"]
+            body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            fields = schemas.get(body.get("$ref", "").rsplit("/", 1)[-1], {}).get("properties", {})
+            takes += [f"body `{name}`" for name in fields]
             answers = ", ".join(sorted(op.get("responses", {})))
-            rows.append(f"| {method.upper()} | `/api/v1{path}` | {what} | {answers} |")
+            cells = (what.replace("|", "\\|"), ", ".join(takes).replace("|", "\\|"))
+            rows.append(f"| {method.upper()} | `/api/v1{path}` | {cells[0]} | {cells[1]} | {answers} |")
     count = sum(len(ops) for ops in document["paths"].values())
     return (
         f"{count} operations, generated at build time from the OpenAPI document the app serves "
-        "(`GET /api/v1/openapi.json`; this site's copy: [openapi.json](openapi.json)).\n\n" + "\n".join(rows)
+        "(`GET /api/v1/openapi.json`; this site's copy: [openapi.json](openapi.json), with every field's type "
+        "and limits).\n\n" + "\n".join(rows)
     )
-
-
-os.environ.setdefault("EMBEDDINGS", "hashed")
