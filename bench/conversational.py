@@ -1,0 +1,374 @@
+"""memory.query beside mem0 + FAISS and BM25 on conversational memory sets, question by question, in one process.
+
+    pip install -e '.[local-embeddings,bench-peers]'
+    .venv/bin/python -m bench.conversational --set life_log [--seed 0] [--systems ...] [--json F] [--section F]
+
+The sets come from two independent generators (bench/conversations/): `life_log`, friends' dated life
+events over months of chat sessions, and `assistant_notes`, what a personal assistant notes about several
+users. Every retrieval choice (the embedder's path, fusion, weights) was made on `life_log`;
+`assistant_notes` is the held-out set, reported as it came out.
+
+Each agent of a set is one memory store. Every system gets the same memories, and each question is asked
+of its own agent's store by every system in turn, the order rotating question by question, so the
+machine's drift falls on all alike:
+
+- **memory.query**: memories written through the mutation path (audited) on SQLite, vectors stored by the
+  embedding job (`relations.backfill`); a question embedded by the configured local embedder (no cache:
+  each question is new), then `models.retrieval.query.search`, memory.query's ranking — hybrid, and
+  lexical alone (no embedding) as a second row;
+- **mem0 + FAISS** (`mem0ai`, `add(..., infer=False)`: no LLM; FAISS, its fastest local store; the same
+  MiniLM through sentence-transformers' `encode()`), one mem0 user per agent;
+- **BM25**: rank_bm25's BM25Okapi over lower-cased words, one index per agent (not timed: a baseline of
+  quality only).
+
+Reported per system and question kind: recall@5 and @10 (the share of a question's evidence memories in
+the top k, averaged), MRR@10 (the first evidence memory's rank); per timed system p50 / p95 per question
+(embedding included); for memory.query the embedding's share of a question, and the resident memory the
+embedder added. Everything is written under a temporary directory; loopback only; it stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.peers import model_path, pct, rss_mb  # noqa: E402
+
+SETS = ("life_log", "assistant_notes")
+DEVELOPMENT, HELD_OUT = SETS  # choices are made on the first; the second is only reported
+SYSTEMS = ("memory.query", "memory.query lexical", "mem0 + FAISS", "BM25")
+TIMED = ("memory.query", "memory.query lexical", "mem0 + FAISS")
+KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")
+CATEGORY = "event"  # one retrieved (`context: rag`) category for every memory
+
+
+def load(name: str, seed: int) -> dict:
+    return importlib.import_module(f"bench.conversations.{name}").generate(seed)
+
+
+class Console:
+    """memory.query in this process: one agent per store, on SQLite, with the local embedder."""
+
+    def __init__(self, workdir: str) -> None:
+        os.environ["EMBEDDINGS"] = "local"
+        os.environ.setdefault("LLM_OFFLINE", "1")
+        from flask_migrate import upgrade
+
+        from console import create_app
+        from models import db
+
+        self.app = create_app({"DATABASE_URL": f"sqlite:///{workdir}/console.sqlite", "SECRET_KEY": "bench",
+                               "REDIS_URL": "embedded", "EMBEDDED_REDIS_DIR": f"{workdir}/redis"})  # fmt: skip
+        self.context = self.app.app_context()
+        self.context.push()
+        upgrade(revision="heads")
+        self.db = db
+        before = rss_mb()
+        from jobs.embeddings import get_embedder
+
+        self.embedder = get_embedder()
+        self.embedder.embed(["warm up"])
+        self.embedder_rss_mb = round(rss_mb() - before, 1)
+        self.agents: dict[str, int] = {}
+        self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
+        self.embed_ms: list[float] = []
+
+    def add(self, key: str, memories: list[dict]) -> None:
+        from jobs import relations
+        from models import Agent
+        from models.changes.mutations import create_memory
+
+        agent = Agent(name=f"conv-{key}", role="supervisor", core_token_budget=10**9)
+        self.db.session.add(agent)
+        self.db.session.commit()
+        self.agents[key] = agent.id
+        for m in memories:
+            created = datetime.fromisoformat(m["created_at"])
+            row = create_memory(agent.id, m["content"], actor="agent", memory_type="semantic", category=CATEGORY,
+                                user_id=m["user"], created_at=created)  # fmt: skip
+            self.set_id[row.id] = m["id"]
+        self.db.session.commit()
+        relations.backfill(relations.stale_memories([agent.id]))
+
+    def search(self, key: str, question: str, mode: str = "hybrid") -> list[str]:
+        from models.retrieval import query
+
+        dense = None
+        if mode != "lexical":
+            started = time.perf_counter()
+            vector = self.embedder.embed([question])[0]  # no cache: every question pays its embedding
+            self.embed_ms.append((time.perf_counter() - started) * 1000)
+            dense = (self.embedder.label, vector)
+        hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
+                            mode=mode)  # fmt: skip
+        self.db.session.rollback()
+        return [self.set_id[h.id] for h in hits]
+
+
+class Mem0:
+    """mem0 with FAISS and the same MiniLM, no LLM; one mem0 user per store."""
+
+    def __init__(self, workdir: str) -> None:
+        os.environ["MEM0_TELEMETRY"] = "False"
+        from mem0 import Memory
+
+        config = {
+            "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
+            "vector_store": {"provider": "faiss", "config": {"collection_name": "conversational",
+                             "path": f"{workdir}/faiss", "embedding_model_dims": 384,
+                             "distance_strategy": "cosine"}},
+            # Never called with infer=False; pointed at a closed loopback port so nothing can leave the box.
+            "llm": {"provider": "openai", "config": {"model": "unused", "api_key": "unused",
+                                                     "openai_base_url": "http://127.0.0.1:9/v1"}},
+            "history_db_path": f"{workdir}/history.db",
+        }  # fmt: skip
+        self.memory = Memory.from_config(config)
+        self.set_id: dict[str, str] = {}
+
+    def add(self, key: str, memories: list[dict]) -> None:
+        for m in memories:
+            result = self.memory.add(m["content"], user_id=key, infer=False)
+            for item in result.get("results", []):
+                self.set_id[item["id"]] = m["id"]
+
+    def search(self, key: str, question: str) -> list[str]:
+        found = self.memory.search(question, filters={"user_id": key}, top_k=10)
+        return [self.set_id[r["id"]] for r in found.get("results", []) if r["id"] in self.set_id]
+
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+class BM25:
+    def __init__(self) -> None:
+        self.indexes: dict[str, tuple] = {}
+
+    def add(self, key: str, memories: list[dict]) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self.indexes[key] = (BM25Okapi([WORD.findall(m["content"].lower()) for m in memories]),
+                             [m["id"] for m in memories])  # fmt: skip
+
+    def search(self, key: str, question: str) -> list[str]:
+        index, ids = self.indexes[key]
+        scores = index.get_scores(WORD.findall(question.lower()))
+        best = sorted(range(len(ids)), key=lambda i: -scores[i])[:10]
+        return [ids[i] for i in best if scores[i] > 0]
+
+
+def score(found: list[str], evidence: list[str]) -> dict[str, float]:
+    wanted = set(evidence)
+    first = next((rank for rank, memory in enumerate(found[:10], 1) if memory in wanted), None)
+    return {
+        "recall@5": len(wanted & set(found[:5])) / len(wanted),
+        "recall@10": len(wanted & set(found[:10])) / len(wanted),
+        "mrr@10": 1 / first if first else 0.0,
+    }
+
+
+def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) -> dict:
+    data = load(set_name, seed)
+    agents = data["agents"][:max_agents] if max_agents else data["agents"]
+    workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
+    try:
+        console = Console(workdir) if any(s.startswith("memory.query") for s in systems) else None
+        mem0 = Mem0(workdir) if "mem0 + FAISS" in systems else None
+        bm25 = BM25() if "BM25" in systems else None
+        for agent in agents:
+            for system in (console, mem0, bm25):
+                if system is not None:
+                    system.add(agent["key"], agent["memories"])
+        ask = {
+            "memory.query": lambda key, q: console.search(key, q, "hybrid"),
+            "memory.query lexical": lambda key, q: console.search(key, q, "lexical"),
+            "mem0 + FAISS": lambda key, q: mem0.search(key, q),
+            "BM25": lambda key, q: bm25.search(key, q),
+        }
+        for agent in agents[:1]:  # warm-up questions, not counted
+            for question in agent["questions"][:5]:
+                for system in systems:
+                    ask[system](agent["key"], question["text"] + " ?")
+        if console is not None:
+            console.embed_ms.clear()
+        times: dict[str, list[float]] = defaultdict(list)
+        scores: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        n = 0
+        for agent in agents:
+            for question in agent["questions"]:
+                order = systems[n % len(systems):] + systems[: n % len(systems)]  # fmt: skip
+                n += 1
+                for system in order:
+                    started = time.perf_counter()
+                    found = ask[system](agent["key"], question["text"])
+                    times[system].append((time.perf_counter() - started) * 1000)
+                    result = score(found, question["evidence"])
+                    scores[(system, question["kind"])].append(result)
+                    scores[(system, "all")].append(result)
+        rows = []
+        for system in systems:
+            row: dict = {"system": system}
+            for kind in ("all", *KINDS):
+                got = scores[(system, kind)]
+                if got:
+                    row[kind] = {m: round(sum(g[m] for g in got) / len(got), 3) for m in got[0]} | {
+                        "n": len(got)
+                    }
+            if system in TIMED:
+                row["p50_ms"], row["p95_ms"] = pct(times[system], 0.5), pct(times[system], 0.95)
+            if system == "memory.query" and console is not None and console.embed_ms:
+                row["embed_p50_ms"] = pct(console.embed_ms, 0.5)
+                row["embed_share"] = round(sum(console.embed_ms) / sum(times[system]), 2)
+                row["embedder_rss_mb"] = console.embedder_rss_mb
+                row["embedder"] = (
+                    f"{console.embedder.label}, {getattr(console.embedder, 'precision', '')}".rstrip(", ")
+                )
+            rows.append(row)
+        return {
+            "set": set_name,
+            "seed": seed,
+            "held_out": set_name == HELD_OUT,
+            "agents": len(agents),
+            "memories": sum(len(a["memories"]) for a in agents),
+            "questions": n,
+            "generated": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "load_average": round(os.getloadavg()[0], 1),
+            "rows": rows,
+        }
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def sweep(set_name: str, seed: int, max_agents: int | None) -> list[dict]:
+    """memory.query's fusion on one set: reciprocal rank fusion, and the mix at each lexical share of
+    SHARES, every question embedded once. Recall only; for choosing on the development set."""
+    from models.retrieval import fusion, query
+
+    data = load(set_name, seed)
+    agents = data["agents"][:max_agents] if max_agents else data["agents"]
+    workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
+    try:
+        console = Console(workdir)
+        asked = []
+        for agent in agents:
+            console.add(agent["key"], agent["memories"])
+            for question in agent["questions"]:
+                vector = console.embedder.embed([question["text"]])[0]
+                asked.append((agent["key"], question, (console.embedder.label, vector)))
+        rows = []
+        default = fusion.MIX_LEXICAL
+        for name, share in [("rrf", None)] + [("mix", share) for share in SHARES]:
+            fusion.MIX_LEXICAL = share if share is not None else default
+            query.statement.cache_clear()
+            got = defaultdict(list)
+            for key, question, dense in asked:
+                hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY], top_k=10,
+                                    dense=dense, fusion=name)  # fmt: skip
+                console.db.session.rollback()
+                result = score([console.set_id[h.id] for h in hits], question["evidence"])
+                got["all"].append(result)
+                got[question["kind"]].append(result)
+            rows.append({"fusion": name, "lexical_share": share} | {
+                kind: round(sum(r["recall@10"] for r in values) / len(values), 3) for kind, values in got.items()
+            })  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
+        fusion.MIX_LEXICAL = default
+        query.statement.cache_clear()
+        return rows
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def section(results: list[dict]) -> str:
+    lines = ["## Conversational sets: memory.query beside mem0 + FAISS and BM25", ""]
+    for result in results:
+        role = (
+            "held out: reported once the choices were made"
+            if result["held_out"]
+            else "development: every choice made here"
+        )
+        lines += [
+            f"### `{result['set']}` ({role})",
+            "",
+            f"`python -m bench.conversational --set {result['set']} --seed {result['seed']}` ({result['generated']}, "
+            f"{result['machine']}, load average {result['load_average']}): {result['agents']} agents, "
+            f"{result['memories']:,} memories, {result['questions']:,} questions, each asked of every system in "
+            "turn in one process. Recall@k: the share of a question's evidence memories in the top k.",
+            "",
+            "| system | recall@5 | recall@10 | MRR@10 | p50 ms | p95 ms |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for row in result["rows"]:
+            a = row["all"]
+            lines.append(f"| {row['system']} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | {a['mrr@10']:.3f} | "
+                         f"{row.get('p50_ms', '—')} | {row.get('p95_ms', '—')} |")  # fmt: skip
+        lines += ["", "Recall@10 by question kind:", "", "| system | " + " | ".join(KINDS) + " |",
+                  "| --- |" + " ---: |" * len(KINDS)]  # fmt: skip
+        for row in result["rows"]:
+            cells = [f"{row[k]['recall@10']:.3f} ({row[k]['n']})" if k in row else "—" for k in KINDS]
+            lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
+        for row in result["rows"]:
+            if "embed_share" in row:
+                lines += ["", f"memory.query's embedder: {row['embedder']}; a question's embedding p50 "
+                          f"{row['embed_p50_ms']} ms, {row['embed_share']:.0%} of memory.query's time; the embedder "
+                          f"added {row['embedder_rss_mb']} MB of resident memory."]  # fmt: skip
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--set", default=DEVELOPMENT, help=f"one of {', '.join(SETS)}, or both, comma-separated"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--agents", type=int, help="only the first N agents of a set (a quick run)")
+    parser.add_argument("--threads", type=int, default=1, help="PyTorch's threads (0: its default)")
+    parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
+    parser.add_argument("--json")
+    parser.add_argument("--section")
+    args = parser.parse_args(argv)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)  # one setting for the process: both systems' models run under it
+    if args.sweep:
+        rows = sweep(args.set, args.seed, args.agents)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        return 0
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    results = []
+    for name in args.set.split(","):
+        result = run(name.strip(), args.seed, systems, args.agents)
+        results.append(result)
+        print(json.dumps(result), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.section:
+        Path(args.section).write_text(section(results), encoding="utf-8")
+    print(section(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

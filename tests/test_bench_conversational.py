@@ -1,0 +1,32 @@
+"""bench/conversational.py's scoring and its BM25 baseline, on the generators' own sets: the figures the
+retrieval section reports are computed as documented."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import conversational
+
+
+def test_recall_counts_the_share_of_evidence_in_the_top_k_and_mrr_the_first_evidence_rank():
+    found = ["m1", "m2", "m3", "m4", "m5", "m6"]
+    assert conversational.score(found, ["m2"]) == {"recall@5": 1.0, "recall@10": 1.0, "mrr@10": 0.5}
+    assert conversational.score(found, ["m6", "m9"]) == {"recall@5": 0.0, "recall@10": 0.5, "mrr@10": 1 / 6}
+    assert conversational.score([], ["m1"]) == {"recall@5": 0.0, "recall@10": 0.0, "mrr@10": 0.0}
+
+
+@pytest.mark.parametrize("name", conversational.SETS)
+def test_bm25_finds_the_memory_an_identifier_question_names(name):
+    data = conversational.load(name, 0)
+    agent = data["agents"][0]
+    bm25 = conversational.BM25()
+    bm25.add(agent["key"], agent["memories"])
+    asked = [q for q in agent["questions"] if q["kind"] == "identifier"]
+    found = [
+        conversational.score(bm25.search(agent["key"], q["text"]), q["evidence"])["recall@10"] for q in asked
+    ]
+    assert asked and sum(found) / len(found) > 0.9
+
+
+def test_the_development_and_held_out_sets_are_the_two_generators():
+    assert (conversational.DEVELOPMENT, conversational.HELD_OUT) == ("life_log", "assistant_notes")
