@@ -81,9 +81,9 @@ class LocalMiniLM:
         self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._choosing = threading.Lock()
-        self.path = (
-            ""  # the one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)", "forward"
-        )
+        # The one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward", and
+        # the precision of the weights it computes with (benchmarks show it).
+        self.path, self.precision = "", "float32"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
@@ -109,6 +109,7 @@ class LocalMiniLM:
                     log.warning("embeddings: no %s path for one text (%s)", path, error)
                     continue
                 self._runner, self.path = runner, path
+                self.precision = "bfloat16" if "bfloat16" in path else "float32"
                 return runner
             log.warning("embeddings: one text through the model's forward pass")
             self._runner, self.path = self.forward, "forward"

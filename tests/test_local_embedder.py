@@ -58,7 +58,7 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     monkeypatch.setattr(socket.socket, "connect", connect)
     embedder = LocalMiniLM()
     one_by_one, batch = embedded_one_by_one(embedder), embedder.embed(QUESTIONS)
-    assert embedder.path.startswith("onnx (float32")
+    assert embedder.path.startswith("onnx (float32") and embedder.precision == "float32"
     assert one_by_one.shape == (len(QUESTIONS), LocalMiniLM.dims) and one_by_one.dtype == np.float32
     assert agreement(one_by_one, batch) >= LocalMiniLM.ONNX_AGREEMENT
     assert np.allclose(one_by_one, batch, atol=1e-4)
@@ -100,7 +100,7 @@ def test_without_onnxruntime_a_question_takes_the_trace_and_the_same_vector(no_o
     embedder = LocalMiniLM()
     one_by_one, batch = embedded_one_by_one(embedder), embedder.embed(QUESTIONS)
     if local_embedder._native_bf16():
-        assert embedder.path == "trace (bfloat16)"
+        assert embedder.path == "trace (bfloat16)" and embedder.precision == "bfloat16"
         assert agreement(one_by_one, batch) >= LocalMiniLM.BF16_AGREEMENT
     else:
         assert embedder.path == "trace (float32)"
