@@ -1,4 +1,4 @@
-"""Client for the memory console's agent API (docs/integrations.md).
+"""Client for the memory console's agent API (docs/reference/client.md).
 
 `Client` / `AsyncClient` cover every endpoint of /api/v1 with typed answers (`memconsole_client.models`)
 and typed errors (`memconsole_client.errors`). `memconsole_client.langgraph` (extra `[langgraph]`)

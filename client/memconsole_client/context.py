@@ -1,6 +1,7 @@
 """The context block (GET /context) with its ETag kept: each client remembers, per set of arguments, the
 last block and its ETag, sends If-None-Match, and on 304 hands back the block it already holds — so an
-agent may ask before every turn and pay for the block only when it changed (docs/integrations.md).
+agent may ask before every turn and pay for the block only when it changed (docs/reference/client.md, "The
+context block").
 """
 
 from __future__ import annotations

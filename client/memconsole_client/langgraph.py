@@ -1,4 +1,4 @@
-"""LangGraph integration (extra `memconsole-client[langgraph]`; docs/integrations.md).
+"""LangGraph integration (extra `memconsole-client[langgraph]`; docs/how-to/langgraph.md).
 
 - `ConsoleCheckpointSaver`: a `BaseCheckpointSaver` keeping LangGraph's own data model (checkpoint
   ids, parents, namespaces, channel versions and blobs, pending writes) in the console, per agent.

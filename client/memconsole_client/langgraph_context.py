@@ -1,5 +1,5 @@
 """The agent's context block in a LangGraph graph's system prompt (extra `memconsole-client[langgraph]`;
-docs/integrations.md, "LangGraph: the context block in the system prompt").
+docs/how-to/langgraph.md, "The context block in the system prompt").
 
 `context_message(client)` is a `SystemMessage` holding the block's text (GET /context?format=text): every
 core memory, this week's journals, the budget line. `ContextPrompt(client)` is the same as a graph's

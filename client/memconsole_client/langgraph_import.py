@@ -1,7 +1,6 @@
 """Moving an existing LangGraph deployment in: copy every thread, checkpoint and pending write from any
 `BaseCheckpointSaver` (LangGraph's in-memory, SQLite or PostgreSQL saver, or another of ours) into a
-target saver, normally `ConsoleCheckpointSaver` (docs/integrations.md, "Moving an existing deployment
-in").
+target saver, normally `ConsoleCheckpointSaver` (docs/how-to/import-checkpoints.md).
 
 Resumable and idempotent: a checkpoint whose id the target already holds is not copied again (only the
 pending writes the source has gained since are added), so an interrupted import is finished by running

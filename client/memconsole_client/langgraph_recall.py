@@ -1,4 +1,4 @@
-"""On-demand recall as a LangGraph node (extra `memconsole-client[langgraph]`; docs/integrations.md,
+"""On-demand recall as a LangGraph node (extra `memconsole-client[langgraph]`; docs/reference/client.md,
 "Recall when unsure").
 
 `RecallNode(client)` reads the turn's confidence from the graph state and recalls (memory.query) only

@@ -1,7 +1,7 @@
 """`memconsole-mcp`: the agent's governed memory as MCP tools (extra `memconsole-client[mcp]`).
 
 Configured by MEMCONSOLE_URL and MEMCONSOLE_TOKEN (the agent's API token); stdio by default,
-streamable HTTP with `--http` (docs/integrations.md). Every tool calls the agent API, so writes go
+streamable HTTP with `--http` (docs/how-to/mcp.md). Every tool calls the agent API, so writes go
 through the console's audited mutation path with the agent's allowlist and locks; a refusal comes
 back as a tool error carrying the API's code and message (which never quote memory content).
 """

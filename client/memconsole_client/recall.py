@@ -1,4 +1,4 @@
-"""On-demand recall (docs/spec/003-memory-system.md §11; docs/integrations.md, "Recall when unsure"):
+"""On-demand recall (docs/spec/003-memory-system.md §11; docs/reference/client.md, "Recall when unsure"):
 memory.query only on the turns where the agent is unsure, and the count of turns and recalls.
 
 The context block already carries the agent's core memories into every prompt; recall is the safety
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from . import models as m
 
 # Where to start: recall when the agent is less than 30% sure. Tune it with the share GET /agent
-# reports (docs/integrations.md): above 10% of turns, lower it; answers that missed a fact the agent
-# held, raise it.
+# reports (docs/reference/client.md, "Recall when unsure"): above 10% of turns, lower it; answers that missed
+# a fact the agent held, raise it.
 DEFAULT_RECALL_THRESHOLD = 0.3
 RECALL_TOP_K = 3
 RECALL_BUDGET_TOKENS = 300

@@ -20,7 +20,7 @@ from .blueprint import bp
 
 MAX_BODY_BYTES = 256 * 1024  # 10,000 characters of content is at most ~120 KB even fully \u-escaped
 MAX_CHECKPOINT_BODY_BYTES = 2 * 1024 * 1024  # the checkpoint itself is capped at 1 MiB of compact JSON
-# LangGraph checkpoints carry whole graph states as base64 blobs (docs/integrations.md).
+# LangGraph checkpoints carry whole graph states as base64 blobs (docs/how-to/langgraph.md).
 MAX_LANGGRAPH_BODY_BYTES = 16 * 1024 * 1024
 LARGE_BODY_ENDPOINTS = {
     "api.put_checkpoint": MAX_CHECKPOINT_BODY_BYTES,

@@ -1,4 +1,4 @@
-"""LangGraph's checkpointer and store over the agent API (docs/integrations.md, docs/api.md).
+"""LangGraph's checkpointer and store over the agent API (docs/how-to/langgraph.md, docs/reference/api.md).
 
 The checkpoint endpoints hold LangGraph's own data model (models/integrations/langgraph_checkpoints.py, its
 reads, writes and thread operations in langgraph_checkpoint_{reads,writes,threads}.py); the

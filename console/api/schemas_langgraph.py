@@ -1,4 +1,4 @@
-"""Request and response models of the LangGraph endpoints (/api/v1/langgraph/..., docs/api.md).
+"""Request and response models of the LangGraph endpoints (/api/v1/langgraph/..., docs/how-to/langgraph.md).
 
 Values are opaque to the server: the client serialises them with its saver's serializer and sends
 (type, base64 bytes) pairs. Checkpoint documents and metadata are JSON objects, as LangGraph's

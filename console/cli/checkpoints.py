@@ -1,5 +1,5 @@
 """`checkpoints import --agent AGENT (--sqlite PATH | --postgres URL) [--thread ID ...]`: move an existing
-LangGraph deployment's checkpoints into an agent's (docs/integrations.md, "Moving an existing deployment in").
+LangGraph deployment's checkpoints into an agent's (docs/how-to/import-checkpoints.md).
 
 The copying, its resumability and its read-back check are the client's `import_checkpoints`
 (client/memconsole_client/langgraph_import.py); here the target is the agent's checkpoint tables written

@@ -1,4 +1,4 @@
-"""LangGraph's checkpoint data model and store mapping, per agent (docs/integrations.md)
+"""LangGraph's checkpoint data model and store mapping, per agent (docs/how-to/langgraph.md)
 
 Revision ID: 0010
 Revises: 0009

@@ -1,4 +1,4 @@
-"""LangGraph checkpoints per agent: LangGraph's own data model (docs/integrations.md).
+"""LangGraph checkpoints per agent: LangGraph's own data model (docs/how-to/langgraph.md).
 
 The same three tables as LangGraph's PostgreSQL saver, each scoped by agent: checkpoints (id,
 parent id, namespace, the checkpoint document without its channel values, metadata), channel

@@ -1,4 +1,4 @@
-"""LangGraph's long-term store on an agent's memories (docs/integrations.md).
+"""LangGraph's long-term store on an agent's memories (docs/how-to/langgraph.md).
 
 Each (namespace, key) item IS a memory: `langgraph_store_items` maps the pair to the memory that
 holds the value, and every put and delete goes through the one write path (models/changes/write.py), so it is audited,

@@ -1,4 +1,4 @@
-"""The context block in a LangGraph graph's system prompt (docs/integrations.md): a graph whose model node
+"""The context block in a LangGraph graph's system prompt (docs/how-to/langgraph.md): a graph whose model node
 builds its input with ContextPrompt gets the agent's block as its first message, unchanged turns cost a
 304, and a new core memory is in the next turn's prompt."""
 
@@ -17,7 +17,7 @@ from memconsole_client.langgraph_context import ContextPrompt, acontext_message
 from models.changes import mutations
 from tests.integrations import aio
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "langgraph.md"
 
 
 def _remember(live_console, agent_id: int, content: str) -> int:

@@ -1,4 +1,4 @@
-"""docs/integrations.md's LangGraph example, run as written against a running console."""
+"""docs/how-to/langgraph.md's runnable example, run as written against a running console."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "langgraph.md"
 
 
 def test_the_langgraph_example_in_the_docs_runs_as_written(live_console, tmp_path):
