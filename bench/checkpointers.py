@@ -12,7 +12,7 @@ and `langgraph-checkpoint-postgres`'s `PostgresSaver`, on the same PostgreSQL, i
    them alike): `--ops` checkpoints, each a new version of one channel holding that many bytes of
    text, chained by parent like a graph's steps; each `put` is timed, then `get_tuple` of it.
 3. Reports per saver, size and call the median over runs of each run's median and p95, writes
-   --json and a Markdown --section (rendered into docs/benchmarks.md by `python -m bench`), stops
+   --json and a Markdown --section (rendered into bench/results/report.md by `python -m bench`), stops
    gunicorn and drops both databases.
 """
 

@@ -13,11 +13,11 @@
    (the second); the 304 path (If-None-Match with the current ETag); one memory.query (top 5, a
    three-word question of the corpus).
 3. Reports p50 and p95 per call and size (ms, client side: request sent to body read), writes --json and
-   a Markdown --section (rendered into docs/benchmarks.md by `python -m bench`), stops gunicorn and drops
+   a Markdown --section (rendered into bench/results/report.md by `python -m bench`), stops gunicorn and drops
    the database.
 
-The goals (docs/benchmarks.md): the full block at 1,000 core memories no slower than one memory.query;
-the 304 path under a third of it.
+The goals (docs/benchmarks.md, "The context block"): the full block at 1,000 core memories no slower than one
+memory.query; the 304 path under a third of it.
 """
 
 from __future__ import annotations

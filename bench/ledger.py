@@ -165,7 +165,7 @@ def main() -> None:
     parser.add_argument("--merge", action="store_true", help="keep the --json file's rows of other sizes")
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument(
-        "--section", metavar="FILE", help="write the Markdown section docs/benchmarks.md includes"
+        "--section", metavar="FILE", help="write the Markdown section bench/results/report.md includes"
     )
     args = parser.parse_args()
     sizes = (

@@ -1,7 +1,7 @@
 """How fast this machine runs Python right now: one figure to set beside a benchmark's.
 
 The machine these benchmarks run on is a shared virtual one whose speed drifts, by a quarter within
-minutes and by half between days (docs/benchmarks.md, retrieval notes) — more than most changes to the
+minutes and by half between days (bench/results/retrieval_notes.section.md) — more than most changes to the
 code move a figure. A throughput or latency figure without the machine's speed next to it cannot be
 compared with another; so the scripts whose goals sit near the edge (bench/api_load.py,
 bench/nl_latency.py) time this probe next to their rounds and write it into their JSON, and the

@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agreement", action="store_true",
                         help="PostgreSQL: compare each top 5 with ranking every match")  # fmt: skip
     parser.add_argument("--json", help="write the figures here")
-    parser.add_argument("--section", help="write docs/benchmarks.md's section (from every result file) here")
+    parser.add_argument("--section", help="write report.md's section (from every result file) here")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_OFFLINE", "1")
 
@@ -359,8 +359,8 @@ RESULTS = ROOT / "bench" / "results"
 
 
 def section(results: Path) -> str:
-    """docs/benchmarks.md's section from every nl_*.json (this script) and reads_*.json (bench/api_load.py
-    --read-only --questions) in `results`."""
+    """bench/results/report.md's section from every nl_*.json (this script) and reads_*.json
+    (bench/api_load.py --read-only --questions) in `results`."""
     lines = [
         "## Natural-language questions (`python -m bench.nl_latency`)",
         "",

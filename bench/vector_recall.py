@@ -162,7 +162,7 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "memconsole-bench")
     parser.add_argument("--json", help="write the figures here")
-    parser.add_argument("--section", help="write docs/benchmarks.md's section here")
+    parser.add_argument("--section", help="write bench/results/report.md's section here")
     return parser
 
 
@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def written(args: argparse.Namespace, result: dict, section: Callable[[dict], str]) -> int:
-    """The figures to --json and their docs/benchmarks.md section to --section (`arguments`); exit status 0."""
+    """The figures to --json and their bench/results/report.md section to --section (`arguments`); exit status
+    0."""
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     if args.section:

@@ -18,7 +18,7 @@ watcher polls the database every 0.1 s for an agent with two `running` sessions 
 
 Time in queue is measured per job from the moment the workers were started (everything was queued before)
 to the moment a worker took it, so it reads as "how long a burst takes to reach a job". Loopback only,
-bounded counts, stops by itself. Writes JSON and a Markdown section for docs/benchmarks.md.
+bounded counts, stops by itself. Writes JSON and a Markdown section for bench/results/report.md.
 """
 
 from __future__ import annotations

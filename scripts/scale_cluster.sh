@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A PostgreSQL cluster for `python -m bench.scale` at 100M audit records, on a machine with less free
-# disk than the uncompressed data set (~156 GB; docs/scaling.md): its data directory on btrfs with
-# zstd compression, in a sparse loop file under /work. Debian's PostgreSQL 15, port 5434.
+# disk than the uncompressed data set (~156 GB; docs/how-to/scaling-out.md, "Database sizing"): its data
+# directory on btrfs with zstd compression, in a sparse loop file under /work. Debian's PostgreSQL 15, port
+# 5434.
 #
 #   sudo bash scripts/scale_cluster.sh            # create and start it (idempotent)
 #   BENCH_POSTGRES_ADMIN_URL=postgresql+psycopg://postgres@127.0.0.1:5434/postgres \

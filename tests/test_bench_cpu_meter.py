@@ -1,6 +1,6 @@
 """bench/api_load.py's CpuMeter: the CPU a round took is put on the server's processes — the one it was
-given and its children — not on the clients or the rest of the machine (docs/benchmarks.md, the read
-throughput table)."""
+given and its children — not on the clients or the rest of the machine (docs/benchmarks.md, "Read
+throughput")."""
 
 from __future__ import annotations
 

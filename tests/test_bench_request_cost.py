@@ -1,6 +1,6 @@
 """bench/request_cost.py: a request's instructions are the difference of two callgrind runs that measured
-a known number of questions apart, read from each output file's summary line (docs/benchmarks.md,
-retrieval notes, "Instructions, not seconds")."""
+a known number of questions apart, read from each output file's summary line
+(bench/results/retrieval_notes.section.md, "Instructions, not seconds")."""
 
 from __future__ import annotations
 

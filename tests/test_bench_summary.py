@@ -1,4 +1,4 @@
-"""docs/benchmarks.md's "Against the goals" table: the read-throughput row judges the median of the
+"""bench/results/report.md's "Against the goals" table: the read-throughput row judges the median of the
 8-client rounds (three in a run of `python -m bench --parts nl`), not whichever round ran last, and
 names each round, and the machine's speed they ran at."""
 

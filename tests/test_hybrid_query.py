@@ -1,4 +1,5 @@
-"""memory.query's hybrid ranking: lexical relevance fused with vector similarity (README, "Retrieval").
+"""memory.query's hybrid ranking: lexical relevance fused with vector similarity
+(docs/explanation/retrieval.md).
 
 The embedder is a real OpenAI-compatible endpoint on loopback (tests/scripted_llm.py's server answering
 /v1/embeddings), driven through the real `openai` SDK. Its vectors are a bag of *concepts*: words that
@@ -138,7 +139,7 @@ def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_do
     hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector)
     assert hits[0].id == target.id and hits[0].relevance == pytest.approx(1.0)
     # Reciprocal rank fusion favours what both rankings found (the decoy is the lexical first and the dense
-    # second): one reason the calibrated mix is the default (docs/benchmarks.md, the quality table).
+    # second): one reason the calibrated mix is the default (docs/benchmarks.md, "Retrieval quality").
     rrf = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, fusion="rrf")
     assert [h.id for h in rrf[:2]] == [decoy.id, target.id]
     dense = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, mode="dense")

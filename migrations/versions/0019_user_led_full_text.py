@@ -9,7 +9,7 @@ agent-led GIN index of 0018, over (agent_id, fts_vector), finds the agent's matc
 user's: for a user holding a fiftieth of an agent's million memories, fetching the user's newest matches
 of a common word through it read every user's until enough were the user's (162 ms at p95, ad hoc), so
 memory.query walked the user's newest memories instead, a heap page each (models/retrieval/matching.py;
-p95 22-28 ms over four runs, docs/benchmarks.md).
+p95 22-28 ms over four runs, bench/results/retrieval_notes.section.md).
 
 PostgreSQL only: the index becomes `agent_memories_agent_user_fts`, over (agent_id, user_id, fts_vector),
 still over active rows and without a pending list. GIN keeps each column's keys apart, so a search with

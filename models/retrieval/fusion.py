@@ -45,7 +45,7 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # Read when a statement is built: bench/retrieval_quality.py sweeps it, clearing query.statement's cache.
 MIX_LEXICAL = 0.2
 FUSIONS = ("rrf", "mix")
-FUSION = "mix"  # chosen on the labelled set (bench/retrieval_quality.py, docs/benchmarks.md)
+FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
 
 _T = AgentMemory.__table__
 

@@ -258,7 +258,7 @@ def lexical_pool(
     matches ranks fewer than POOL_ANY; and a walk's fallback, when the agent holds more than SORT_LIMIT
     matches, sorts the SORT_LIMIT it fetched first (in the order of the table on disk), not all of them.
     How often the top 5 differs from ranking every match at a million memories: `bench.nl_latency
-    --agreement` (docs/benchmarks.md).
+    --agreement` (bench/results/nl.section.md).
 
     SQLite (the embedded default, no latency target): the POOL_ALL newest memories containing every word
     and the POOL_SQLITE newest containing any.

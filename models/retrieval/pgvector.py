@@ -218,12 +218,13 @@ _short: dict[tuple[str, int, str, str | None], float] = {}  # ... and user -> un
 
 
 def serves(agent_id: int, model: str, dims: int, user_id: str | None = None) -> bool:
-    """Whether memory.query asks pgvector for this agent's nearest vectors (VECTOR_SEARCH, README):
+    """Whether memory.query asks pgvector for this agent's nearest vectors (VECTOR_SEARCH,
+    docs/explanation/retrieval.md, "pgvector, where the database has it"):
 
     - "pgvector": wherever it can (`usable`);
     - "auto" (the default): where it can and the agent's matrix alone would outgrow the process's
       VECTOR_CACHE_MB — its vectors counted once every SIZE_SECONDS. Below that the matrix is faster and
-      finds more (docs/benchmarks.md, `python -m bench.pgvector`), and pgvector's advantage, no memory in
+      finds more (docs/benchmarks.md, "pgvector"), and pgvector's advantage, no memory in
       the web process, is the one that matters only there;
     - never for an agent (and user) it recently found fewer than k of (`nearest`), for STATE_SECONDS: the
       attempt costs a whole index scan before the matrix answers anyway."""

@@ -5,9 +5,9 @@ Too common to search by — the defence against long questions. A natural-langua
 half a dozen words after its stop words are gone, and one of them is often a word most memories contain
 ("user" in "What did the user decide about the budget?"). Matching that word alone makes every memory a
 candidate: the full-text engine reads its whole posting list and scores every row, which is what made
-such questions slow (docs/benchmarks.md). Its weight in the score is small anyway — the rarer a word,
-the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left out of
-the search, as long as a rarer one remains (a question made only of common words keeps them all). It
+such questions slow (bench/results/retrieval_notes.section.md). Its weight in the score is small anyway — the
+rarer a word, the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left
+out of the search, as long as a rarer one remains (a question made only of common words keeps them all). It
 still weighs in the score of the memories the other words find (models/retrieval/ranking.py).
 
 How common a word is, per database (both cached per process for CACHE_SECONDS, so a question costs no
@@ -29,7 +29,7 @@ All are whole-table figures, not per agent. Tables under MIN_ROWS memories are n
 word most memories hold is often the one a question shares with its answer (a person's name), and
 leaving it out cost the labelled set much of its lexical recall. The price is speed: on SQLite a question
 whose words most memories hold scores up to matching.POOL_SQLITE of them (`python -m bench.nl_latency
---database sqlite --memories 2500`; docs/benchmarks.md, the retrieval notes).
+--database sqlite --memories 2500`; bench/results/retrieval_notes.section.md).
 """
 
 from __future__ import annotations
