@@ -39,7 +39,7 @@ def create_app(config: dict | None = None) -> Flask:
     @login_manager.user_loader
     def load_user(session_token: str):
         # The cookie carries the admin's current session token (Flask-Login's alternative id): a
-        # token rotated by sign-out or a password change names nobody (README, "Security").
+        # token rotated by sign-out or a password change names nobody (docs/explanation/security.md).
         return user_by_session_token(session_token)
 
     from . import doors

@@ -1,4 +1,4 @@
-"""Checks every request passes before any view reads it (README, "Security"): the URL path is UTF-8,
+"""Checks every request passes before any view reads it (docs/explanation/security.md): the URL path is UTF-8,
 and an API body over its endpoint's limit is 413 however it is sent.
 
 Werkzeug enforces the limit on a body that declares its length; a chunked body (no Content-Length,

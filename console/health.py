@@ -1,4 +1,4 @@
-"""Liveness and readiness (README, "Security" and "Configuration").
+"""Liveness and readiness (docs/explanation/security.md; docs/reference/configuration.md).
 
 `/healthz` says the process answers, and nothing more: a load balancer that restarts on it must not
 restart every web process because the database is down. `/readyz` asks the database and Redis, each

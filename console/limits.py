@@ -1,4 +1,4 @@
-"""Rate limits with Flask-Limiter (README, "Security").
+"""Rate limits with Flask-Limiter (docs/explanation/security.md).
 
 - `LOGIN_RATE_LIMIT` (default `5/minute;30/hour`) counts *failed* sign-in attempts (a wrong password,
   email or code: the 401 answers), twice: per client address and per email tried. Once either count

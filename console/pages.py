@@ -1,7 +1,7 @@
 """The admin console's pages: every area is its own blueprint (`console/<area>/`): auth, agents,
 memories, timeline, mechanic, workers. Views stay thin: parse, call `models/`, render. What the console
-shows a human is metadata; memory text appears only inside a live Mechanic's grant (ARCHITECTURE.md,
-"Privacy").
+shows a human is metadata; memory text appears only inside a live Mechanic's grant
+(docs/explanation/architecture.md, "Privacy: who may read memory text").
 """
 
 from __future__ import annotations

@@ -2,5 +2,5 @@
 queues (`queues`), and the embedded Redis server the demo and the tests run on (`embedded_redis`).
 
 Nothing here knows about memories: `infra` imports neither `models`, `jobs` nor `console`
-(ARCHITECTURE.md, "Layers").
+(docs/explanation/architecture.md, "Layers").
 """

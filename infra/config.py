@@ -21,19 +21,21 @@ class Config:
         # Unset: use a Redis on 127.0.0.1:6379 if one answers, else start the embedded one.
         # "embedded" forces the embedded server (tests, demo).
         self.REDIS_URL = env.get("REDIS_URL") or None
-        # Redis through Sentinel (README, "Scaling out"): when set, REDIS_URL is not used for the queues.
+        # Redis through Sentinel (docs/how-to/scaling-out.md, "Redis through Sentinel"): when set, REDIS_URL
+        # is not used for the queues.
         self.REDIS_SENTINELS = env.get("REDIS_SENTINELS") or None
         self.REDIS_SENTINEL_MASTER = env.get("REDIS_SENTINEL_MASTER", "mymaster")
         self.REDIS_SENTINEL_DB = int(env.get("REDIS_SENTINEL_DB", 0))
         # Connect and read timeout of every Redis connection (the queues', the rate limiter's): a Redis that
-        # stops answering costs a request at most about this long (README, "Security").
+        # stops answering costs a request at most about this long (docs/explanation/security.md).
         self.REDIS_TIMEOUT_SECONDS = float(env.get("REDIS_TIMEOUT_SECONDS", 1.0))
         self.SQLALCHEMY_ENGINE_OPTIONS: dict[str, Any] = {"pool_pre_ping": True}
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SESSION_COOKIE_SECURE = env.get("SESSION_COOKIE_SECURE", "0") == "1"
         self.REMEMBER_COOKIE_HTTPONLY = True
-        # Sign-in (README, "Security"): a session lasts at most this long, and ends sooner when idle.
+        # Sign-in (docs/explanation/security.md): a session lasts at most this long, and ends sooner when
+        # idle.
         self.PERMANENT_SESSION_LIFETIME = timedelta(
             seconds=int(env.get("PERMANENT_SESSION_LIFETIME", 12 * 3600))
         )
@@ -57,15 +59,16 @@ class Config:
         self.RETENTION_GUARD_WINDOW_HOURS = float(env.get("RETENTION_GUARD_WINDOW_HOURS", 24))
         self.RETENTION_GUARD_FREE_DELETES = int(env.get("RETENTION_GUARD_FREE_DELETES", 5))
         self.MAX_CHECKPOINT_BYTES_PER_AGENT = int(env.get("MAX_CHECKPOINT_BYTES_PER_AGENT", 64 * 1024 * 1024))
-        # Workers take queues in this order (README, "Queues"): an admin's own request first, so a burst of
-        # scheduled or background work never delays it.
+        # Workers take queues in this order (docs/reference/jobs.md, "Queues"): an admin's own request first,
+        # so a burst of scheduled or background work never delays it.
         self.RQ_QUEUES = ("interactive", "default", "llm", "maintenance")
         # Refinement sessions: bounds on the model loop and the single-flight lock.
         self.REFINEMENT_MAX_TURNS = int(env.get("REFINEMENT_MAX_TURNS", 30))
         self.REFINEMENT_WALL_SECONDS = float(env.get("REFINEMENT_WALL_SECONDS", 900))
         self.REFINEMENT_LOCK_TTL = float(env.get("REFINEMENT_LOCK_TTL", 30))
-        # A ledger larger than this many tokens is shown in pages (README, "Large ledgers"): sized for a
-        # 128k-token model, leaving ~80k for the rules, the tools and up to 30 turns of conversation.
+        # A ledger larger than this many tokens is shown in pages (docs/explanation/refinement.md, "Large
+        # ledgers"): sized for a 128k-token model, leaving ~80k for the rules, the tools and up to 30 turns of
+        # conversation.
         self.REFINEMENT_LEDGER_MAX_TOKENS = int(env.get("REFINEMENT_LEDGER_MAX_TOKENS", 48_000))
         # Recurring jobs (jobs/schedule.py): a cron string (UTC) or an interval in minutes each; checked here,
         # so a bad value stops the app at start with the setting's name, and reconciled by `rq scheduler`.
@@ -105,7 +108,8 @@ class Config:
         self.HISTORY_PARTITIONS_AHEAD = int(env.get("HISTORY_PARTITIONS_AHEAD", 3))
         # Memory categories and per-role allowlists (models/memories/categories.py): the shipped file unless set.
         self.CATEGORY_CONFIG = env.get("CATEGORY_CONFIG") or SHIPPED_CATEGORY_CONFIG
-        # GET /api/v1/context (README, "The agent API"): the journals of this many days join the core memories.
+        # GET /api/v1/context (docs/reference/api.md, "Context block"): the journals of this many days join
+        # the core memories.
         self.CONTEXT_JOURNAL_DAYS = int(env.get("CONTEXT_JOURNAL_DAYS", 7))
         # Each web process keeps every agent's last rendered block up to this many MB (console/api/context_cache.py).
         self.CONTEXT_CACHE_MB = float(env.get("CONTEXT_CACHE_MB", 64))

@@ -61,7 +61,7 @@ class RQ:
         self._sentinel_db = int(app.config.get("REDIS_SENTINEL_DB") or 0)
         self._embedded_dir = app.config.get("EMBEDDED_REDIS_DIR") or os.path.join(app.instance_path, "redis")
         # Connect and read timeouts on every command: a Redis that stops answering costs a request this long,
-        # not a hung worker thread (README, "Security").
+        # not a hung worker thread (docs/explanation/security.md).
         self._timeout = float(app.config["REDIS_TIMEOUT_SECONDS"])
         self._names = tuple(app.config["RQ_QUEUES"])
         self._connection: redis.Redis | None = None

@@ -58,7 +58,8 @@ class Insight(BaseModel):
     tags: list[str] = Field(default_factory=list, max_length=5)
     importance: Importance = 2
     # A user-context field the insight bears on, and how sure the model is: with confidence ≥ 0.8 it is a
-    # consent signal for the pending proposal on that (benign) field (README, "Consent").
+    # consent signal for the pending proposal on that (benign) field (docs/explanation/governance.md,
+    # "Consent").
     field: str | None = Field(default=None, max_length=48, pattern=r"^[a-z][a-z0-9_]*$")
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
 

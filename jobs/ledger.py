@@ -1,6 +1,6 @@
 """Ledger paging: a core ledger larger than `REFINEMENT_LEDGER_MAX_TOKENS` is shown in pages.
 
-The whole active core ledger is inlined in the refinement prompt (README, "Refinement sessions")
+The whole active core ledger is inlined in the refinement prompt (docs/explanation/refinement.md)
 while it fits. Past the limit the session works in pages, each within the limit, and the model
 moves on with the `next_page` tool. Pages put likely duplicates together and first, because
 de-duplication is the session's purpose:

@@ -1,4 +1,5 @@
-"""The history tables' monthly partitions on PostgreSQL, created ahead (README, "Scaling out").
+"""The history tables' monthly partitions on PostgreSQL, created ahead (docs/how-to/scaling-out.md, "History
+partitioned by month (PostgreSQL)").
 
 Daily on the `maintenance` queue (`HISTORY_PARTITIONS_CRON`), and on the CLI as `audit partitions`: the
 partitions of the current month and the next `HISTORY_PARTITIONS_AHEAD` months of audit_logs, events and

@@ -1,7 +1,7 @@
 """Merge bands and pre-filters for same-fact candidates (docs/spec/003-memory-system.md §4, §10, §13), with no LLM: cheap
 tests that decide which pairs are worth a check at all, and the rules that resolve a pair without one.
 
-Bands, by the cosine of the two memories' vectors (README, "Update resolution"):
+Bands, by the cosine of the two memories' vectors (docs/explanation/background-work.md, "Update resolution"):
 
 - below `fallback_low`: two facts; never compared;
 - `[fallback_low, check_low)`: the daily check band — a pair is checked (by the agent's model, or

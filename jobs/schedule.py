@@ -1,7 +1,7 @@
 """Every recurring job, in one list, reconciled idempotently with rq-scheduler when the scheduler starts.
 
-Each job's timing is a setting (README "Configuration": REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES, ...);
-cron strings are UTC (rq-scheduler's default). Changing a setting and restarting the scheduler replaces
+Each job's timing is a setting (docs/reference/configuration.md: REFINEMENT_CRON, OVER_BUDGET_SCAN_MINUTES,
+...); cron strings are UTC (rq-scheduler's default). Changing a setting and restarting the scheduler replaces
 that job and keeps the others.
 """
 

@@ -29,7 +29,7 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-# ----- read replica (README, "Scaling out") -----
+# ----- read replica (docs/how-to/scaling-out.md, "A PostgreSQL read replica") -----
 # With DATABASE_REPLICA_URL set, the app has a second engine (the "replica" bind). A request that opts in
 # (console pages answering GET, memory.query) sends its *plain reads* there: SELECTs without FOR UPDATE,
 # outside every atomic() block, on no table below. Everything else goes to the primary: every write, every
@@ -70,7 +70,7 @@ def read_from_replica() -> bool:
 
 # Every engine the app creates (the primary, the replica) keeps statement parameters out of its errors: a
 # driver error's message would otherwise quote them (`[parameters: {'content': ...}]`), and job failures
-# and logs carry that message (ARCHITECTURE.md, "Privacy").
+# and logs carry that message (docs/explanation/architecture.md, "Privacy: who may read memory text").
 db = SQLAlchemy(
     metadata=MetaData(naming_convention=NAMING),
     session_options={"class_": RoutingSession},
@@ -141,11 +141,11 @@ def estimate_tokens(text: str | None) -> int:
     return math.ceil(len(text or "") / 4)
 
 
-# The transaction rule (README, "The transaction rule"): the caller owns the unit of work. The
-# outermost atomic() block is that unit and commits when it exits cleanly. Every atomic() entered
-# while a transaction is already open (an outer block, or work the caller staged before calling)
-# runs in a SAVEPOINT, so a refusal rolls back only its own statements and leaves the caller's work
-# to the caller, neither committed nor lost.
+# The transaction rule (docs/explanation/governance.md, "The transaction rule"): the caller owns the unit of
+# work. The outermost atomic() block is that unit and commits when it exits cleanly. Every atomic() entered
+# while a transaction is already open (an outer block, or work the caller staged before calling) runs in a
+# SAVEPOINT, so a refusal rolls back only its own statements and leaves the caller's work to the caller,
+# neither committed nor lost.
 DEPTH = "atomic_depth"
 JOIN = "atomic_join_children"
 COMMITTED = "atomic_units_committed"  # outermost atomic() blocks this session has committed

@@ -3,8 +3,8 @@ model's tool call or the command line.
 
 It lives in `models/` because every layer takes such values: the console's routes, the agent API's
 request models, the refinement tools (a model's arguments are untrusted too) and the CLI. Each of
-them calls these functions instead of its own `fromisoformat`, so one rule holds everywhere (README,
-"Security"):
+them calls these functions instead of its own `fromisoformat`, so one rule holds everywhere
+(docs/explanation/security.md):
 
 - a time is ISO 8601 with any offset (none means UTC) and comes back as naive UTC, the way every
   column stores it; a moment outside years 1-9999 once moved to UTC is clamped to the first or last

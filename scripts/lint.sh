@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The code-shape checks (ARCHITECTURE.md, "Checks"): formatting, lint, types, import contracts.
-# Run by .ci/run before the tests and by the pre-commit hook. Uses .venv when it exists.
+# The code-shape checks (docs/explanation/architecture.md, "Checks"): formatting, lint, types, import
+# contracts. Run by .ci/run before the tests and by the pre-commit hook. Uses .venv when it exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin

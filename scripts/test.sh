@@ -19,8 +19,8 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install -q -e '.[local-embeddings]'
 export EMBEDDINGS=hashed
 
-# The code-shape checks first (ARCHITECTURE.md, "Checks"): a formatting, lint, type or layering error
-# fails the run before the suites start.
+# The code-shape checks first (docs/explanation/architecture.md, "Checks"): a formatting, lint, type or
+# layering error fails the run before the suites start.
 bash scripts/lint.sh
 
 # The docs site (mkdocs.yml): a broken link, a setting infra/config.py reads that the configuration page does

@@ -1,6 +1,7 @@
-"""The consent policy of docs/spec/003-memory-system.md §10 as built (README, "Consent"): a benign user-context field applies only
-when two independent signals agree (a mention per thread, the user's chat acknowledgement, a confident
-theory-of-mind insight); a sensitive field waits for the user's consent whoever writes it."""
+"""The consent policy of docs/spec/003-memory-system.md §10 as built (docs/explanation/governance.md,
+"Consent"): a benign user-context field applies only when two independent signals agree (a mention per thread,
+the user's chat acknowledgement, a confident theory-of-mind insight); a sensitive field waits for the user's
+consent whoever writes it."""
 
 from __future__ import annotations
 

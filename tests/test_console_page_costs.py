@@ -1,9 +1,9 @@
-"""What keeps the console's pages within 100 ms at 10,000 agents / 1,000,000 memories (docs/console.md,
-"Performance"), checked where a regression shows without a large data set: the dashboard's statements
-do not grow with the agents; its memory figures come from indexes and maintained totals and still
-match the rows; a page counted from the far end is the page counted from the front; the timeline's
-window walk picks the operations that grouping every record picks; the held-back flag survives the
-pre-filter that spares the query."""
+"""What keeps the console's pages within 100 ms at 10,000 agents / 1,000,000 memories
+(docs/reference/console.md, "Performance"), checked where a regression shows without a large data set: the
+dashboard's statements do not grow with the agents; its memory figures come from indexes and maintained totals
+and still match the rows; a page counted from the far end is the page counted from the front; the timeline's
+window walk picks the operations that grouping every record picks; the held-back flag survives the pre-filter
+that spares the query."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No 5xx from any GET route, whatever its path and query arguments (README, "Security").
+"""No 5xx from any GET route, whatever its path and query arguments (docs/explanation/security.md).
 
 Every GET rule of `app.url_map` — console pages as a signed-in admin, the agent API with a bearer
 token, the public pages as anyone — is called with hostile path segments (ids past PostgreSQL's
@@ -101,7 +101,7 @@ def _no_5xx(call, rule, url: str) -> None:
     assert response.status_code < 500, (url, response.status_code, response.get_data(as_text=True)[:300])
 
 
-# The fixed sweep: the values that reached 500 before (README, "Security"), a few of each kind.
+# The fixed sweep: the values that reached 500 before (docs/explanation/security.md), a few of each kind.
 SWEEP_PATHS = [str(MAX_ID + 1), "9" * 5000, "١٢", "a\x00b"]
 SWEEP_QUERIES = ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "9" * 30, "\x00", "é" * 300]
 

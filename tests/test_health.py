@@ -1,6 +1,7 @@
-"""Health that tells the truth (README, "Security"): /healthz is liveness only; /readyz asks the
-database and Redis and names what is down; with the database down the API answers JSON 503
-`database_unavailable` and the console a plain 503 page — never a 500, never a stack trace.
+"""Health that tells the truth (docs/explanation/security.md, "Reliability: every failure fails closed"):
+/healthz is liveness only; /readyz asks the database and Redis and names what is down; with the database down
+the API answers JSON 503 `database_unavailable` and the console a plain 503 page — never a 500, never a stack
+trace.
 
 "Down" is real: a second app whose DATABASE_URL (or REDIS_URL) points at a port nothing listens on.
 """

@@ -1,8 +1,9 @@
-"""History partitioned by month on PostgreSQL (revision 0016, models/history/partitions.py, README "Scaling
-out"): rows land in their month's partition, a query by agent and time reads only the matching ones, every
-partition — the job's later ones included — refuses UPDATE, DELETE and TRUNCATE, the job creates the months
-ahead idempotently, rollbacks across two months are exact, and the default partition catches what no month
-covers and is reported. On SQLite the tables stay plain and the job does nothing.
+"""History partitioned by month on PostgreSQL (revision 0016, models/history/partitions.py,
+docs/how-to/scaling-out.md, "History partitioned by month (PostgreSQL)"): rows land in their month's
+partition, a query by agent and time reads only the matching ones, every partition — the job's later ones
+included — refuses UPDATE, DELETE and TRUNCATE, the job creates the months ahead idempotently, rollbacks
+across two months are exact, and the default partition catches what no month covers and is reported. On SQLite
+the tables stay plain and the job does nothing.
 
 Times are set on the real write path by moving the audit log's clock (`models.history.audit.utcnow`): the
 mutation path, its audit records, their events and change-log entries are written as in production.

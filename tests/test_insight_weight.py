@@ -1,6 +1,7 @@
-"""Insights surface with a lower weight than facts (docs/spec/003-memory-system.md §3; README, "Retrieval"):
-memory.query multiplies an insight's score by ranking.INSIGHT_WEIGHT, so of an insight and a semantic fact
-holding the same words, otherwise equal, the fact ranks first and the insight is still returned."""
+"""Insights surface with a lower weight than facts (docs/spec/003-memory-system.md §3;
+docs/explanation/retrieval.md, "Insights rank below facts"): memory.query multiplies an insight's score by
+ranking.INSIGHT_WEIGHT, so of an insight and a semantic fact holding the same words, otherwise equal, the fact
+ranks first and the insight is still returned."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The named tests of ARCHITECTURE.md invariants 1, 2, 8 and 10 for the guarded core."""
+"""The named tests of docs/reference/invariants.md invariants 1, 2, 8 and 10 for the guarded core."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Ledger paging (README, "Large ledgers"): a core ledger over REFINEMENT_LEDGER_MAX_TOKENS is shown in
-pages, likely duplicates first; the model turns pages with `next_page`; every prompt stays within the
-limit; the hard cap and the circuit breaker count for the whole session."""
+"""Ledger paging (docs/explanation/refinement.md, "Large ledgers"): a core ledger over
+REFINEMENT_LEDGER_MAX_TOKENS is shown in pages, likely duplicates first; the model turns pages with
+`next_page`; every prompt stays within the limit; the hard cap and the circuit breaker count for the whole
+session."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""memory.query's lexical ranking is BM25 over every word of the question (README "Retrieval":
-"lexical never below BM25"): stop words weigh in the score, by their idf, but find no memory; the rarer a
-word, the more it counts; shorter memories count a match for more. Both databases, one rule
-(models/retrieval/ranking.py): SQLite's FTS5 bm25() and PostgreSQL's expression over its stored tsvector
-give the same scores here, where no memory repeats a word.
+"""memory.query's lexical ranking is BM25 over every word of the question (docs/explanation/retrieval.md;
+"lexical never below BM25": docs/benchmarks.md, "Retrieval quality"): stop words weigh in the score, by their
+idf, but find no memory; the rarer a word, the more it counts; shorter memories count a match for more. Both
+databases, one rule (models/retrieval/ranking.py): SQLite's FTS5 bm25() and PostgreSQL's expression over its
+stored tsvector give the same scores here, where no memory repeats a word.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The queue layout (README, "Queues"): an admin's request is never stuck behind a burst of background work.
+"""The queue layout (docs/reference/jobs.md, "Queues"): an admin's request is never stuck behind a burst of
+background work.
 
 Workers take their queues in the order of `RQ_QUEUES`, `interactive` first. A refinement an admin asks
 for (console, CLI) goes on `interactive`; the weekly sweep and the over-budget scan queue theirs on `llm`.

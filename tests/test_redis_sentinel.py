@@ -1,4 +1,5 @@
-"""Redis through Sentinel: the queue connection follows a failover (README, "Scaling out").
+"""Redis through Sentinel: the queue connection follows a failover (docs/how-to/scaling-out.md, "Redis through
+Sentinel").
 
 Real processes on loopback, in a temporary directory: a Redis master, a replica of it, and one
 Sentinel (quorum 1) watching them, all started from the machine's own `redis-server` (Sentinel is

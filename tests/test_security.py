@@ -1,5 +1,5 @@
-"""The doors (README, "Security"): throttled sign-in, constant-time refusal, sessions that end on the
-server, the optional second factor, per-agent storage quotas, the API rate limit and one parser for
+"""The doors (docs/explanation/security.md): throttled sign-in, constant-time refusal, sessions that end on
+the server, the optional second factor, per-agent storage quotas, the API rate limit and one parser for
 untrusted values.
 
 Rate limits are ON in every test of the suite (the defaults: `5/minute;30/hour` failed sign-ins,

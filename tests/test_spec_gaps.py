@@ -365,9 +365,9 @@ def test_offline_consent_is_recorded_as_policy_and_a_models_as_the_agents(app, m
 
 
 def test_the_offline_same_fact_rule_merges_only_what_the_readme_says():
-    """README "Models": the same words after normalising, articles aside, with the same numbers, dates,
-    names and negations. A near-identical wording with one other word (92% of the words in order) is not
-    the same fact."""
+    """docs/how-to/model-endpoint.md: the same words after normalising, articles aside, with the same numbers,
+    dates, names and negations. A near-identical wording with one other word (92% of the words in order) is
+    not the same fact."""
     from jobs.samefact import same_fact
 
     assert same_fact("The user’s dog can't swim & hates rain.", "the users dog cannot swim and hates rain")

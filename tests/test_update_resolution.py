@@ -1,6 +1,6 @@
-"""Update resolution (README, "Update resolution"): merge bands with an upper bound, a numeric step applied
-as an audited update of the older fact, extraction through the bands, the writing rules on every write
-path, and the episodic past-tense rule."""
+"""Update resolution (docs/explanation/background-work.md, "Update resolution"): merge bands with an upper
+bound, a numeric step applied as an audited update of the older fact, extraction through the bands, the
+writing rules on every write path, and the episodic past-tense rule."""
 
 from __future__ import annotations
 

@@ -178,7 +178,7 @@ def update_memory(memory_id: int, body: MemoryUpdate):
 def delete_memory(memory_id: int):
     """Restorable with `POST /memory/<id>/restore` and reversible in the Time Machine; constitutional memories
     are refused (409), and so is a deletion that would take your core memory below your retention threshold
-    within the guard's window (409 `retention_guard`: README, "Retention guard")."""
+    within the guard's window (409 `retention_guard`: docs/explanation/governance.md, "Retention guard")."""
     agent = current_agent()
     (memory,) = write.remove(agent.id, [memory_id], actor=AGENT, reason="agent api", allowed=_allowlist())
     return MemoryDeleted(id=memory.id, deleted_at=memory.deleted_at, rev=memory_rev(agent.id, memory))

@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 
 
 def _dense(text: str | None):
-    """The query's vector for the hybrid ranking, or None: no real embedder configured (README, "Retrieval"),
-    or the embedder failed — the answer is then the lexical ranking, never an error."""
+    """The query's vector for the hybrid ranking, or None: no real embedder configured
+    (docs/explanation/retrieval.md), or the embedder failed — the answer is then the lexical ranking, never an
+    error."""
     try:
         return query_vector(text or "")
     except Exception as error:  # an endpoint down or slow, a broken local install: degrade, don't fail

@@ -126,7 +126,7 @@ class MemoryQuery(Request):
         "word weight the memory holds (1.0: every word; rare words weigh more), or, with a real embedder, its "
         "cosine similarity when that is higher. With the local MiniLM, 0.45 keeps 99% of the labelled set's "
         "answers and drops every off-topic question; lexically no value separates them as well "
-        '(docs/api.md, "memory.query").',
+        '(docs/reference/api.md, "`threshold` is absolute").',
     )
     relative_threshold: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
         default=None,
@@ -576,7 +576,7 @@ class CheckpointOut(Response):
 class ContextArgs(QueryArgs):
     format: Literal["json", "text"] = Field(
         default="json",
-        description='`text`: the block as it goes into a system prompt (text/plain; docs/api.md, "Context block").',
+        description='`text`: the block as it goes into a system prompt (text/plain; docs/reference/api.md, "Context block").',
     )
     max_tokens: Annotated[int, Field(ge=1, le=100_000_000)] | None = Field(
         default=None,

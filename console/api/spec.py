@@ -250,7 +250,7 @@ class Api:
                 if op.text_too and status < 300:
                     entry["content"]["text/plain"] = {"schema": {"type": "string"}}
             responses[str(status)] = entry
-        errors = {401, 404, 422, 429, 503, *op.extra_errors}  # 429, 503: README "Security"
+        errors = {401, 404, 422, 429, 503, *op.extra_errors}  # 429, 503: docs/explanation/security.md
         if op.body is not None:
             errors |= {400, 413, 415}
         for status in sorted(errors):

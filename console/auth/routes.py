@@ -1,6 +1,6 @@
 """Sign in (password, then a TOTP code when the admin enrolled one), sign out, and the sign-in log.
 
-What guards these doors (README, "Security"): failed attempts are rate-limited per address and per
+What guards these doors (docs/explanation/security.md): failed attempts are rate-limited per address and per
 email (console/limits.py); an unknown email costs the same password-hash work as a known one; the
 session cookie names a server-side token that sign-out rotates; sessions end after
 PERMANENT_SESSION_LIFETIME or SESSION_IDLE_MINUTES idle (console/web/security.py).

@@ -1,4 +1,4 @@
-"""`embeddings` commands: the vectors memory.query's dense ranking reads (README, "Retrieval")."""
+"""`embeddings` commands: the vectors memory.query's dense ranking reads (docs/explanation/retrieval.md)."""
 
 from __future__ import annotations
 

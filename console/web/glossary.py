@@ -3,7 +3,7 @@ label a page shows, in plain words. Templates never print a raw code name; they 
 `plain` filter (or `term` for a word with its explanation), so the same thing is called the same
 everywhere. An unknown code falls back to its words with underscores and hyphens as spaces.
 
-The README's "The console" section and docs/console.md use these words.
+docs/reference/console.md uses these words.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 No passwords and no codes are ever stored, and no email either: a failure for an email that matches
 no admin is recorded with `user_id` NULL, so the table never holds the addresses strangers tried.
-The console lists the latest ones (README, "Security").
+The console lists the latest ones (docs/explanation/security.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Site admins: the humans who govern agents' memory without reading it.
 
-Sign-in state lives on the server (README, "Security"): the session cookie carries `session_token`
+Sign-in state lives on the server (docs/explanation/security.md): the session cookie carries `session_token`
 (Flask-Login's alternative id), not the user id, and the token is replaced at sign-out and on a
 password change, so a cookie saved before then opens nothing.
 """

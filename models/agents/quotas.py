@@ -1,5 +1,5 @@
-"""Storage quotas per agent: the one place that decides whether an agent may store more (README,
-"Security").
+"""Storage quotas per agent: the one place that decides whether an agent may store more
+(docs/explanation/security.md).
 
 - `MAX_MEMORIES_PER_AGENT` (default 100,000): active memories (soft-deleted ones do not count; they
   are restorable history, not the agent's working memory). `create_memory` checks it first, so every

@@ -197,7 +197,7 @@ def restore_memory(
 ) -> AgentMemory:
     """Bring a soft-deleted memory back (clears any pending purge), checked on the row locked for the write.
 
-    A TTL-expired memory is restorable only until its `purge_at` (README, "Jobs and schedule"); past it the
+    A TTL-expired memory is restorable only until its `purge_at` (docs/reference/jobs.md); past it the
     purge is due and its text about to be redacted, so the restore is refused (409 `purge_due`) rather than
     racing the purge job. The agent locks hold: an agent or a job never restores an audio/somatic/voice
     memory an admin deleted (a constitutional memory cannot be deleted at all). Another agent's id, a

@@ -1,4 +1,5 @@
-"""The consent policy's tables (README, "Consent"): held patches and the signals that corroborate them.
+"""The consent policy's tables (docs/explanation/governance.md, "Consent"): held patches and the signals that
+corroborate them.
 
 A `proposed_patches` row holds one write to a user-context field until it is confirmed, corroborated,
 rejected, expires or goes stale; a `consent_signals` row is one independent signal for a benign

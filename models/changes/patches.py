@@ -1,4 +1,5 @@
-"""Consent policy (README, "Consent"): user-context writes wait for the user or for corroboration.
+"""Consent policy (docs/explanation/governance.md, "Consent"): user-context writes wait for the user or for
+corroboration.
 
 A memory that sets a user-context field is tagged `field:<name>`. Creating or updating one never
 touches `agent_memories` at once, whoever writes it (the agent API, multi-fact extraction, daily

@@ -1,8 +1,9 @@
 """The memory rows the mutation path changes: locked, read, written and snapshotted with Core statements.
 
 Shared by every module that writes `agent_memories` row by row (`mutations.py`, `ttl.py`, the Time
-Machine; `dedup.py` is set-based): each loads its rows here, locked before their "before" state is read (ARCHITECTURE.md,
-"Transactions"), writes them here, and hands its caller ORM objects made here.
+Machine; `dedup.py` is set-based): each loads its rows here, locked before their "before" state is read
+(docs/explanation/architecture.md, "Transactions"), writes them here, and hands its caller ORM objects made
+here.
 
 The mutation path works on plain dicts of every column, with statements built once and bound at
 execution, and hands its callers ORM objects only at the end (`as_objects`), without a query: loading

@@ -72,8 +72,9 @@ def _with_field(tags: Any, field: str | None) -> Any:
 
 
 def _signals(thread_id: str | None, user_ack: bool) -> list[tuple[str, str]]:
-    """The consent signals a write carries (README, "Consent"): itself, a mention in its thread (one per
-    thread; a write with no thread is one thread), and the user's chat acknowledgement if it relays one."""
+    """The consent signals a write carries (docs/explanation/governance.md, "Consent"): itself, a mention in
+    its thread (one per thread; a write with no thread is one thread), and the user's chat acknowledgement if
+    it relays one."""
     return [("mention", thread_id or "")] + ([("chat_ack", "")] if user_ack else [])
 
 

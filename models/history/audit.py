@@ -91,7 +91,7 @@ class AuditContent(Model):
 
     Not partitioned, on either database: it grows by distinct texts of a memory, not by records, and the
     mutation path reads it by memory id (a memory's newest text), which monthly partitions would turn into a
-    probe of every partition (README, "Scaling out")."""
+    probe of every partition (docs/how-to/scaling-out.md, "History partitioned by month (PostgreSQL)")."""
 
     __tablename__ = "audit_contents"
     __table_args__ = (Index("ix_audit_contents_memory", "memory_id", "id"),)

@@ -1,4 +1,4 @@
-"""Monthly RANGE partitions of the history tables on PostgreSQL (migration 0016; README, "Scaling out").
+"""Monthly RANGE partitions of the history tables on PostgreSQL (migration 0016; docs/how-to/scaling-out.md).
 
 `audit_logs` is partitioned by `created_at`, `events` and `change_log` by `ts` (their time of writing: an
 event's own time, or its audit record's `created_at`). A month's partition is named `<table>_YYYY_MM` and

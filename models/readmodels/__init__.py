@@ -1,2 +1,2 @@
 """Read-only queries behind the admin console: metadata only, never memory text
-(ARCHITECTURE.md, "Privacy")."""
+(docs/explanation/architecture.md, "Privacy: who may read memory text")."""

@@ -1,5 +1,6 @@
 """The dashboard's agents: searched, filtered and sorted in SQL over the maintained per-agent totals,
-and the per-agent memory figures shown beside them. Metadata only (ARCHITECTURE.md, "Privacy")."""
+and the per-agent memory figures shown beside them. Metadata only (docs/explanation/architecture.md, "Privacy:
+who may read memory text")."""
 
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ def memory_stats(agent_ids: Sequence[int]) -> dict[int, MemoryStats]:
       (migration 0005), the same figures the dashboard sorts by.
 
     Reading the rows instead would cost one heap page per memory (an agent's memories arrive interleaved
-    with everyone else's): thousands of pages for one dashboard page (docs/console.md, "Performance").
+    with everyone else's): thousands of pages for one dashboard page (docs/reference/console.md,
+    "Performance").
     """
     stats = {agent_id: MemoryStats() for agent_id in agent_ids}
     if not agent_ids:

@@ -1,7 +1,7 @@
 """The Mechanic's Exception as the console shows it: grants and the views recorded under them, an
 admin's live grants, and the only two queries here that return memory text (`grant_contents`,
 `audit_texts`), which refuse unless the grant is live and return only what it covers
-(ARCHITECTURE.md, "Privacy")."""
+(docs/explanation/architecture.md, "Privacy: who may read memory text")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Held consent patches as the console shows them (README, "Consent"): metadata only — field, policy, state,
-age, who proposed it, how it was decided. The proposed text (`changes`) is never loaded: it raises if a
-template reaches for it (ARCHITECTURE.md, "Privacy")."""
+"""Held consent patches as the console shows them (docs/explanation/governance.md, "Consent"): metadata only —
+field, policy, state, age, who proposed it, how it was decided. The proposed text (`changes`) is never loaded:
+it raises if a template reaches for it (docs/explanation/architecture.md, "Privacy: who may read memory
+text")."""
 
 from __future__ import annotations
 

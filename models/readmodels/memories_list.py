@@ -1,5 +1,6 @@
 """An agent's memories as the console lists them: filtered, searched by id, content hash or tag, and
-sorted, with the content column deferred and raise-loaded: never read (ARCHITECTURE.md, "Privacy")."""
+sorted, with the content column deferred and raise-loaded: never read (docs/explanation/architecture.md,
+"Privacy: who may read memory text")."""
 
 from __future__ import annotations
 

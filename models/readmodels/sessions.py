@@ -1,5 +1,5 @@
 """Refinement sessions as the console lists them: never their agent-authored summary, which is
-deferred and raise-loaded (ARCHITECTURE.md, "Privacy")."""
+deferred and raise-loaded (docs/explanation/architecture.md, "Privacy: who may read memory text")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The audit log as the console reads it: operations (the records sharing an op_id), per agent,
 session or memory (the timeline) or across every agent (the activity feed), with which later
 rollback undid each. Snapshots are read for their figures, never their text
-(ARCHITECTURE.md, "Privacy")."""
+(docs/explanation/architecture.md, "Privacy: who may read memory text")."""
 
 from __future__ import annotations
 

@@ -97,7 +97,8 @@ TOOL_ARGS: dict[str, type[ToolArgs]] = {
     "complete_refinement": CompleteArgs,
     "next_page": NextPageArgs,
 }
-# Offered to the model only when the session's ledger is paged (README, "Large ledgers").
+# Offered to the model only when the session's ledger is paged (docs/explanation/refinement.md, "Large
+# ledgers").
 PAGED_ONLY = frozenset({"next_page"})
 MUTATING = frozenset({"consolidate_memories", "update_memory", "delete_memory", "protect_memory"})
 # Operations that cannot change the active core tokens or count: the breaker has nothing to check.

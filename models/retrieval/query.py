@@ -118,8 +118,8 @@ def statement(
     other than its search terms, which weigh in the score only (SQLite); `slots`: how many word slots
     score (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan);
     `uncategorized`: whether memories without a category are wanted too (an agent's own core memories,
-    README "The agent API"); `dense`: None (lexical only), "hybrid" (the nearest memories by vector join
-    the candidates and relevance fuses both, by `fusion`) or "dense" (vector similarity alone).
+    docs/reference/api.md, "Allowlists"); `dense`: None (lexical only), "hybrid" (the nearest memories by
+    vector join the candidates and relevance fuses both, by `fusion`) or "dense" (vector similarity alone).
 
     Public, with its cache, for measurement: bench/retrieval_quality.py clears it (`cache_clear`) after
     changing fusion.MIX_LEXICAL."""

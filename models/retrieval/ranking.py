@@ -62,7 +62,7 @@ W_RELATED = (
 RECENCY_DAYS = 30.0
 # docs/spec/003-memory-system.md §3: insights surface with low weight. A multiplier on the whole score, so an
 # insight ranks below a fact it ties with and above one it clearly out-scores (a fact the question barely
-# touches); README, "Retrieval".
+# touches); docs/explanation/retrieval.md.
 INSIGHT_WEIGHT = 0.8
 DEFAULT_IMPORTANCE = 2
 # BM25's term-frequency saturation and length normalisation: FTS5's bm25() fixes these two, so the
@@ -220,7 +220,8 @@ def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
     divided by the question's weight (bound `q_weight`, term_stats.question_weight: what a memory holding
     every word of the question once, at the average length, scores), at most 1. It depends on the memory,
     the question and the whole table's word figures, never on the other candidates: 1.0, the whole
-    question matched; 0.3, words carrying 30% of the question's weight (docs/api.md, "memory.query")."""
+    question matched; 0.3, words carrying 30% of the question's weight (docs/reference/api.md, "`threshold` is
+    absolute")."""
     share = (lexical / (1.0 - lexical)) / bindparam("q_weight", type_=Float)
     return case((lexical >= 1.0, 1.0), (share > 1.0, 1.0), else_=share)
 

@@ -2,14 +2,14 @@
 
     python tests/browser/take_screenshots.py [OUTDIR]      # default: docs/
 
-The README's four (dashboard, agent, audit, mechanic) at 1440 px, and every main page at the three
-widths the layout is checked at (390, 768 and 1400 px) as `docs/screens/<page>-<width>.png`.
+The four of docs/reference/console.md (dashboard, agent, audit, mechanic) at 1440 px, and every main page at
+the three widths the layout is checked at (390, 768 and 1400 px) as `docs/screens/<page>-<width>.png`.
 
 A scratch SQLite database and an embedded Redis under a temporary directory: `flask demo`'s data,
 the recurring schedule registered (so next runs show), then a little real activity a few seconds
 apart through the same paths the console and the jobs use — refinement sessions by the offline
 refiner, a session rolled back, a Mechanic's grant the agent consented to in advance — and then
-the pages the README shows. Nothing here touches the instance/ database.
+the pages docs/reference/console.md lists. Nothing here touches the instance/ database.
 """
 
 from __future__ import annotations

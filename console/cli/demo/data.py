@@ -2,8 +2,8 @@
 are drawn from. Nothing here touches the database; `plan.py` draws from it and `seed.py` writes.
 
 A template's `categories` are preferences only: a memory gets one of them when the real allowlist of
-its agent's role (`console/allowlists.yaml`, README "The agent API") has it, and otherwise a category
-drawn from that allowlist, or none.
+its agent's role (`console/allowlists.yaml`, docs/reference/api.md, "Allowlists") has it, and otherwise a
+category drawn from that allowlist, or none.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Five agents (one per role of the shipped allowlists), a few hundred first-person
 origin dates spread over the past nine months, and an audit history beyond the imports: exact-duplicate
 removal for some agents (dorian keeps its duplicates for dedup to find), admin edits, a soft delete
 and a restore, and one completed refinement session whose changes can be rolled back: the real
-refinement job (jobs/refinement.py) with the offline refiner, as README "Refinement sessions" describes.
+refinement job (jobs/refinement.py) with the offline refiner, as docs/explanation/refinement.md describes.
 
 Everything is seeded in one transaction (the session's own units of work are SAVEPOINTs inside it),
 so a failure leaves nothing behind. Like any session, the demo's takes the agent's single-flight lock
