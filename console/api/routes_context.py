@@ -1,7 +1,7 @@
 """GET /api/v1/context: the agent's prompt block in one cacheable call (docs/spec/000-requirements.md, "The
 Knife": an agent holds its current memories in its system prompt). The block itself is built in
 models/retrieval/context.py; this module adds the usage figures and the delta header, answers a current
-ETag with 304, and renders JSON or the documented text layout (docs/api.md, "Context block")."""
+ETag with 304, and renders JSON or the documented text layout (docs/reference/api.md, "Context block")."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def get_context(args: ContextArgs):
     }
     config = category_config()
     categories = config.readable_for(agent.role)
-    window["whole"] = config.whole_for(agent.role)  # categories in the block whole: docs/api.md
+    window["whole"] = config.whole_for(agent.role)  # categories in the block whole: docs/reference/api.md
 
     delta: changelog.Delta | None = None
     rev: int | None = None

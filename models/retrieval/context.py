@@ -15,7 +15,7 @@ Built for a prompt cache and a conditional GET:
   two pages moves nothing else.
 - `etag` hashes the digest and everything else the response shows, so it changes if and only if the
   block does.
-- `render` writes the documented text layout (docs/api.md, "Context block"): stable sections, oldest
+- `render` writes the documented text layout (docs/reference/api.md, "Context block"): stable sections, oldest
   first, the often-changing usage line last, so what did not change is a byte-identical prefix; the pages'
   texts, concatenated, are the unpaged text.
 """
@@ -385,7 +385,7 @@ def section_starts(block: Iterable[Entry]) -> set[int]:
 
 
 def render(page_: Page, *, starts: set[int], journal_days: int, delta_header: str, usage_line: str) -> str:
-    """The text layout of docs/api.md, "Context block": each section's heading before its first memory,
+    """The text layout of docs/reference/api.md, "Context block": each section's heading before its first memory,
     the memories oldest first, and on the last page the delta header and the usage line."""
     out: list[str] = []
     for entry in page_.entries:
