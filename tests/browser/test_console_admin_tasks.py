@@ -1,5 +1,5 @@
 """The console as an admin uses it, in Debian's Chromium: one test per task
-(1-9; the command line's, 10, is tests/test_console_cli_output.py), and axe-core's accessibility
+(1-9; the command line's, 10, is tests/console/cli/test_console_cli_output.py), and axe-core's accessibility
 check on every page. Each test failed before the change it names."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ This project's PostgreSQL has no pgvector, so these tests start a second server 
 `pgserver` wheel's PostgreSQL 16 with pgvector 0.6.2 (a dev dependency; its own data directory and Unix
 socket under pytest's tmp dir, stopped at the end). The schema is built by the Alembic revisions, as in
 production; the app, its agents and the scripted embeddings endpoint are the suite's own fixtures
-(tests/test_hybrid_query.py). They run in the PostgreSQL suite only (scripts/test.sh runs both suites).
+(tests/models/retrieval/test_hybrid_query.py). They run in the PostgreSQL suite only (scripts/test.sh runs both suites).
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ from models import MemoryEmbedding, db
 from models.changes.mutations import soft_delete_memories, update_memory
 from models.retrieval import pgvector, query, vectors
 from tests.conftest import DB_KIND, TABLES, _migrate
-from tests.test_hybrid_query import (  # noqa: F401 - `embedder` is a fixture
+from tests.models.retrieval.retrieval_support import (
     LABEL,
     QUESTION,
     ask,
     backfill_all,
     concept_vector,
-    embedder,
     paraphrase_set,
     remember,
 )

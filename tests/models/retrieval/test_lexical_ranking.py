@@ -85,7 +85,7 @@ def test_lexical_relevance_orders_memories_as_bm25_does(app, make_agent):
         assert hit.relevance == pytest.approx(expected[i] / (1 + expected[i]) / (best / (1 + best)), abs=1e-6)
 
 
-LABELLED = Path(__file__).resolve().parent.parent / "bench" / "data" / "retrieval_set.jsonl"
+LABELLED = Path(__file__).resolve().parents[3] / "bench" / "data" / "retrieval_set.jsonl"
 
 
 def test_a_labelled_question_that_shares_only_stop_words_and_a_name_with_its_fact_finds_it_first(

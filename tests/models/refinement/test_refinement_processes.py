@@ -20,7 +20,7 @@ from models import AgentMemory, AuditLog, RefinementSession, db
 from models.changes.mutations import create_memory
 from tests import scripted_llm as s
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FLASK = [sys.executable, "-m", "flask", "--app", "wsgi"]
 
 

@@ -19,10 +19,9 @@ from console.cli.common import human
 from jobs.refinement import run_refinement
 from models import AgentMemory, AuditLog, db
 from models.changes.mutations import create_memory
+from tests.conftest import DB_KIND, PG_ADMIN_URL
 
-from .conftest import DB_KIND, PG_ADMIN_URL
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _agent_with_a_duplicate(make_agent, name: str = "cli-agent"):

@@ -33,7 +33,7 @@ from models.changes.mutations import soft_delete_memories
 from models.refinement.due import over_budget_due
 from tests.job_fixtures import echo, explode, process_ids
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SUBPROCESS_TIMEOUT = 90
 
 

@@ -175,17 +175,17 @@ def test_agent_a_token_against_agent_b_ids_is_404_or_403_and_changes_nothing(cli
         ("POST", "/memory"), ("GET", "/export"), ("PUT", "/checkpoints/<thread_id>"),
         ("POST", "/memory/procedure"), ("POST", "/memory/extract"),
         # The context block reads the caller's own rows only
-        # (tests/test_context_block.py::test_another_agents_token_never_sees_the_block).
+        # (tests/console/api/test_context_block.py::test_another_agents_token_never_sees_the_block).
         ("GET", "/context"),
         # LangGraph: threads and store items are looked up within the caller's own rows only
         # (tests/integrations/test_langgraph_checkpointer.py::test_another_agents_token_sees_none_of_a_threads_checkpoints).
         ("POST", "/langgraph/checkpoints"), ("POST", "/langgraph/writes"), ("GET", "/langgraph/checkpoint"),
         ("POST", "/langgraph/checkpoints/search"), ("POST", "/langgraph/threads/delete"),
         ("POST", "/langgraph/threads/copy"), ("POST", "/langgraph/threads/prune"), ("POST", "/langgraph/store/batch"),
-        # A noted turn is the caller's own event (tests/test_recall_turns.py::test_another_agents_turns_are_not_counted).
+        # A noted turn is the caller's own event (tests/console/api/test_recall_turns.py::test_another_agents_turns_are_not_counted).
         ("POST", "/turns"),
         # What can be restored is read within the caller's own rows only
-        # (tests/test_api_restorable.py::test_the_restorable_list_holds_deleted_and_expired_memories_with_purge_dates_and_nothing_else).
+        # (tests/console/api/test_api_restorable.py::test_the_restorable_list_holds_deleted_and_expired_memories_with_purge_dates_and_nothing_else).
         ("GET", "/memories/restorable"),
     }  # fmt: skip
     assert set(matrix) | own_world == {(op.method, op.rule) for op in api.operations}, (
@@ -263,7 +263,7 @@ def test_agent_without_a_known_role_reads_only_context_all_categories(client, ma
 
 
 def test_uncategorised_memories_are_their_owners_whatever_the_allowlist(client, supervisor, make_memory):
-    """An agent's uncategorised (core) memories are its own; tests/test_spec_gaps.py has the rest."""
+    """An agent's uncategorised (core) memories are its own; tests/console/api/test_spec_gaps.py has the rest."""
     agent, headers = supervisor
     core = make_memory(agent, "The user is learning the cello.")
     assert [r["id"] for r in query(client, headers, query="cello")["results"]] == [core.id]
@@ -700,7 +700,7 @@ def test_sensitive_field_writes_are_held_until_the_user_consents(client, supervi
     )
 
     # Updating a memory that holds a sensitive field is held too. A benign field applies with two
-    # signals: this write (a mention) and the user's acknowledgement in chat (tests/test_consent_policy.py).
+    # signals: this write (a mention) and the user's acknowledgement in chat (tests/models/changes/test_consent_policy.py).
     memory_id = decided["memory"]["id"]
     held = client.patch(
         f"/api/v1/memory/{memory_id}", json={"content": "The user's preferred name is Bo."}, headers=headers

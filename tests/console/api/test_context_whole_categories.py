@@ -2,7 +2,7 @@
 in the agent's context block (GET /api/v1/context) — every active memory of it, whatever its type, in the
 block's own `always` section, counted in the ETag — while a `rag` category is retrieved by memory.query, at
 most `rag_length` results of it in one answer. An agent reading no such category gets the block it always
-had (tests/test_context_block.py)."""
+had (tests/console/api/test_context_block.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ common with a memory is still near it — what a real embedding model does, dete
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import numpy as np
@@ -18,102 +17,23 @@ import sqlalchemy as sa
 from rq import SimpleWorker
 
 from infra.queues import get_rq
-from jobs import embeddings, relations
+from jobs import embeddings
 from models import MemoryEmbedding, db
-from models.changes.mutations import create_memory, soft_delete_memories
+from models.changes.mutations import soft_delete_memories
 from models.retrieval import fusion, matching, pgvector, query, vectors
 from tests.api_support import bearer
-from tests.scripted_llm import Reply, error
+from tests.models.retrieval.retrieval_support import (
+    DIMS,
+    LABEL,
+    QUESTION,
+    ask,
+    backfill_all,
+    concept_vector,
+    paraphrase_set,
+    remember,
+)
+from tests.scripted_llm import error
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
-
-DIMS = 64
-MODEL = "scripted-embed"
-LABEL = f"{MODEL} (endpoint)"
-CONCEPTS = {
-    "learn": "study studies course courses certificate counselling degree class classes learn training",
-    "want": "like likes wants plans plan hopes would",
-    "food": "eat eats dinner lunch pasta vegetarian meal",
-    "travel": "trip travel flight flights lisbon holiday vacation",
-}
-WORD_CONCEPT = {w: c for c, words in CONCEPTS.items() for w in words.split()}
-
-
-def concept_vector(text: str) -> list[float]:
-    """Concept words on their concept's dimension (weight 3), other words hashed onto the rest."""
-    vector = np.zeros(DIMS)
-    names = sorted(CONCEPTS)
-    for word in "".join(ch if ch.isalnum() else " " for ch in text.lower()).split():
-        concept = WORD_CONCEPT.get(word)
-        if concept is not None:
-            vector[names.index(concept)] += 3.0
-        else:
-            digest = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
-            vector[len(names) + digest % (DIMS - len(names))] += 1.0
-    return (vector / (np.linalg.norm(vector) or 1.0)).tolist()
-
-
-def embeddings_reply(request: dict) -> Reply:
-    inputs = request.get("input")
-    inputs = [inputs] if isinstance(inputs, str) else inputs
-    data = [{"object": "embedding", "index": i, "embedding": concept_vector(t)} for i, t in enumerate(inputs)]
-    return Reply(
-        body={
-            "object": "list",
-            "data": data,
-            "model": MODEL,
-            "usage": {"prompt_tokens": 1, "total_tokens": 1},
-        }
-    )
-
-
-@pytest.fixture
-def embedder(app, llm, monkeypatch):
-    """EMBEDDINGS_MODEL on the scripted endpoint: the configured, real (non-fallback) embedder."""
-    llm.fallback = embeddings_reply
-    monkeypatch.setitem(app.config, "EMBEDDINGS", "endpoint")
-    monkeypatch.setitem(app.config, "EMBEDDINGS_MODEL", MODEL)
-    monkeypatch.setitem(app.config, "EMBEDDINGS_BASE_URL", llm.url)
-    embeddings._build.cache_clear()
-    embeddings._query_vector.cache_clear()
-    yield llm
-    embeddings._build.cache_clear()
-    embeddings._query_vector.cache_clear()
-
-
-@pytest.fixture
-def no_embedder(app, monkeypatch):
-    monkeypatch.setitem(app.config, "EMBEDDINGS", "hashed")
-    monkeypatch.setitem(app.config, "EMBEDDINGS_MODEL", None)
-    embeddings._build.cache_clear()
-    yield
-    embeddings._build.cache_clear()
-
-
-def ask(client, agent, question: str, **body) -> list[int]:
-    response = client.post(
-        "/api/v1/memory/query", json={"query": question, "top_k": 5, **body}, headers=bearer(agent)
-    )
-    assert response.status_code == 200, response.get_json()
-    return [r["id"] for r in response.get_json()["results"]]
-
-
-def remember(agent, content: str, **fields):
-    fields.setdefault("category", "profile")
-    return create_memory(agent.id, content, actor="agent", memory_type="episodic", **fields)
-
-
-def backfill_all() -> int:
-    return relations.backfill(relations.stale_memories())
-
-
-QUESTION = "What would she like to study next?"
-
-
-def paraphrase_set(agent):
-    target = remember(agent, "Maya plans to take a counselling certificate")
-    decoy = remember(agent, "Maya asked for a desk next to the window, for the light")
-    others = [remember(agent, f"Maya's flight to Lisbon leaves at {h} o'clock") for h in (6, 7, 8)]
-    return target, decoy, others
 
 
 def test_stop_words_search_nothing_but_are_scored_and_a_query_made_only_of_them_searches_them():
@@ -406,7 +326,7 @@ def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_me
 
 def test_without_pgvector_vectors_are_searched_in_the_web_process(app, runner):
     """SQLite, and PostgreSQL without pgvector (this project's): no mirror column, so memory.query searches
-    its matrix (tests/test_pgvector.py covers a server with pgvector), and the set-up command says why."""
+    its matrix (tests/models/retrieval/test_pgvector.py covers a server with pgvector), and the set-up command says why."""
     assert not pgvector.usable(LABEL, DIMS)
     assert "embedding" not in {c["name"] for c in sa.inspect(db.engine).get_columns("memory_embeddings")}
     result = runner.invoke(args=["embeddings", "pgvector"])

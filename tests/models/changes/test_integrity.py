@@ -1,7 +1,7 @@
 """The integrity promise against what broke it: raw SQL, a hostile model, id reuse, refusals inside a
 caller's work, a Redis outage, and TTL on immutable memories. Each test failed on the code before
 migration 0008 and the transaction rule; the contention tests with real processes are in
-tests/test_contention.py and tests/test_audit_chain_stateful.py."""
+tests/models/changes/test_contention.py and tests/models/changes/test_audit_chain_stateful.py."""
 
 from __future__ import annotations
 

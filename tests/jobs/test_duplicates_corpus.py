@@ -11,7 +11,7 @@ from jobs.prefilter import Candidate, passes
 from jobs.samefact import same_fact
 from models import utcnow
 
-CORPUS = Path(__file__).parent / "data" / "duplicates.jsonl"
+CORPUS = Path(__file__).parents[1] / "data" / "duplicates.jsonl"
 
 
 def score(rows: list[dict]) -> tuple[float, float, list[dict], list[dict]]:

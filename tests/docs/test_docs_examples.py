@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS_URL = "http://127.0.0.1:5000"
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.S | re.M)
 # Blocks (found by a line they hold) that the test does not run, and why.

@@ -40,7 +40,7 @@ def logs(caplog, capfd):
 
 @pytest.fixture
 def failing_inserts():
-    """Make every INSERT into a table fail inside the database (tests/test_invariants.py's way); the
+    """Make every INSERT into a table fail inside the database (tests/models/changes/test_invariants.py's way); the
     triggers are dropped afterwards."""
     made: list[str] = []
 

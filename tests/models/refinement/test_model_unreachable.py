@@ -2,7 +2,7 @@
 
 The offline policy stands in only when an agent has no model (or LLM_OFFLINE=1). A `model_id` with no
 `base_url`, `OPENAI_BASE_URL` or `OPENAI_API_KEY` is a configuration error: the refinement session fails
-naming the setting (tests/test_spec_gaps.py), and the background jobs that would call the model skip
+naming the setting (tests/console/api/test_spec_gaps.py), and the background jobs that would call the model skip
 with that same message and change nothing — the admin must not believe the agent's model did the work.
 """
 
