@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A local streaming replica of the PostgreSQL on 127.0.0.1:5432, answering read-only on 127.0.0.1:5433:
 # a second cluster of the same version (pg_createcluster), filled by pg_basebackup and following the
-# primary by streaming replication. Used by the replica tests (tests/test_replica.py) and for trying
+# primary by streaming replication. Used by the replica tests (tests/models/retrieval/test_replica.py) and for trying
 # DATABASE_REPLICA_URL by hand. Idempotent: does nothing when the replica already streams. A replica that
 # was stopped for long can no longer catch up (no replication slot keeps WAL for it, so a forgotten
 # replica can never fill the primary's disk): it is rebuilt from a fresh base backup.

@@ -11,7 +11,7 @@ PYTHON=${PYTHON:-python3}
 # The agent-side client with its LangGraph and MCP extras, and LangGraph's checkpointer conformance
 # suite (its `test` extra): tests/integrations/ drive them against a running console.
 .venv/bin/python -m pip install -q -e './client[langgraph,mcp,test]'
-# The local embedder's own tests (tests/test_local_embedder.py) need the local-embeddings extra: torch's
+# The local embedder's own tests (tests/jobs/test_local_embedder.py) need the local-embeddings extra: torch's
 # CPU build first (this machine's copy of torch 2.13.0; left to the extra, pip would pull a CUDA build of
 # several GB), then the extra. The suites run with EMBEDDINGS=hashed, as where the extra is not installed
 # ("auto" would pick the local model): only the tests that ask for an embedder load one.
@@ -56,5 +56,5 @@ echo "== suite 1/2: SQLite + embedded Redis"
 TEST_DATABASE=sqlite TEST_REDIS=embedded .venv/bin/python -m pytest -p no:cacheprovider "$@"
 
 echo "== suite 2/2: PostgreSQL + Redis (127.0.0.1, Redis DB 15), a streaming replica on 127.0.0.1:5433"
-bash scripts/replica.sh  # tests/test_replica.py: DATABASE_REPLICA_URL against a real replica
+bash scripts/replica.sh  # tests/models/retrieval/test_replica.py: DATABASE_REPLICA_URL against a real replica
 TEST_DATABASE=postgresql TEST_REDIS=redis://127.0.0.1:6379/15 .venv/bin/python -m pytest -p no:cacheprovider "$@"

@@ -9,7 +9,7 @@ agent's active core memories: O(memories) per refinement tool call and O(all mem
 two columns hold that sum and count, maintained by triggers on agent_memories so that no write path —
 the mutation path, the Time Machine, a purge, a bulk import — can forget them. PostgreSQL uses
 statement-level triggers with transition tables (one UPDATE per statement, whatever its row count);
-SQLite uses row-level triggers. `tests/test_invariants.py` checks them against the aggregate.
+SQLite uses row-level triggers. `tests/models/changes/test_invariants.py` checks them against the aggregate.
 """
 
 import sqlalchemy as sa

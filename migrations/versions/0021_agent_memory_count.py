@@ -18,11 +18,11 @@ Time Machine, a purge, a bulk COPY, raw SQL) can forget it:
   their agents' rows in the same order. `FOR NO KEY UPDATE`, the lock the UPDATE itself takes: a writer's
   foreign-key check on the agent (`FOR KEY SHARE`, taken by every insert of a memory or an audit record)
   does not conflict with it, where `FOR UPDATE` made two concurrent creates in one agent deadlock
-  (tests/test_api.py, thread revisions under concurrent writes). A statement that changes no agent's
+  (tests/console/api/test_api.py, thread revisions under concurrent writes). A statement that changes no agent's
   figures (the access-time touches) locks nothing, as before.
 - SQLite: row-level triggers of their own, beside 0005's.
 
-`tests/test_invariants.py` checks the column against the aggregate after every kind of write.
+`tests/models/changes/test_invariants.py` checks the column against the aggregate after every kind of write.
 """
 
 import importlib.util

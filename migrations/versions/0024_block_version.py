@@ -22,7 +22,7 @@ are, so no write path (the mutation path, the Time Machine, a purge, a bulk COPY
 - SQLite: row-level triggers of their own, beside 0005's and 0021's.
 
 The version says only that the block may have changed: the ETag still hashes the digest, so it changes
-if and only if the block does. `tests/test_invariants.py` checks the new version after every kind of raw write.
+if and only if the block does. `tests/models/changes/test_invariants.py` checks the new version after every kind of raw write.
 """
 
 import importlib.util

@@ -95,7 +95,7 @@ def is_partition(name: str | None) -> bool:
 
 
 def schema_compared(obj, name, type_, reflected, compare_to) -> bool:
-    """Alembic's `include_object` (migrations/env.py, tests/test_schema.py): what partitioning adds on
+    """Alembic's `include_object` (migrations/env.py, tests/infra/test_schema.py): what partitioning adds on
     PostgreSQL is not a difference from the models. The partitions are tables the models do not name, and
     a widened unique index is the model's with the partition key appended. (Primary keys, which become
     (id, <key>), are not compared by autogenerate.)"""
