@@ -233,7 +233,8 @@ def section(result: dict) -> str:
         "on PostgreSQL behind gunicorn (2 workers x 4 threads); each call sent that many times, interleaved, "
         "timed at the client (ms). *Rendered*: a server keeping no rendering (CONTEXT_CACHE_MB=0), so every "
         "answer reads and writes the whole block; *kept*: the default server, answering an unchanged block "
-        "from its copy after the one-row ETag check; the 304 path sends the current ETag as If-None-Match; "
+        "from its copy once the ETag, from the digest kept under the agent's block version, says it is "
+        "unchanged (no memory read); the 304 path sends the current ETag as If-None-Match; "
         "memory.query is top 5 for a three-word question, in the same run.",
         "",
     ]
