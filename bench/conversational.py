@@ -254,12 +254,14 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
 
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (2, 3, 5) for hop in (2, 3, 5)]
 
 
-def sweep(set_name: str, seed: int, max_agents: int | None) -> list[dict]:
+def sweep(set_name: str, seed: int, max_agents: int | None, bridges: bool = False) -> list[dict]:
     """memory.query's fusion on one set: reciprocal rank fusion, and the mix at each lexical share of
-    SHARES, every question embedded once. Recall only; for choosing on the development set."""
-    from models.retrieval import fusion, query
+    SHARES; with `bridges`, the second hop (models/retrieval/bridging.py) off and at each setting of
+    BRIDGES. Every question embedded once. Recall only; for choosing on the development set."""
+    from models.retrieval import bridging, fusion, query
 
     data = load(set_name, seed)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
@@ -274,23 +276,31 @@ def sweep(set_name: str, seed: int, max_agents: int | None) -> list[dict]:
                 asked.append((agent["key"], question, (console.embedder.label, vector)))
         rows = []
         default = fusion.MIX_LEXICAL
-        for name, share in [("rrf", None)] + [("mix", share) for share in SHARES]:
+        settings = (
+            [("rrf", None, None)] + [("mix", share, None) for share in SHARES]
+            if not bridges
+            else [("mix", None, None)] + [("mix", None, b) for b in BRIDGES]
+        )
+        for name, share, bridge in settings:
             fusion.MIX_LEXICAL = share if share is not None else default
             query.statement.cache_clear()
+            if bridge is not None:
+                bridging.BRIDGE_LEADERS, bridging.KEEP, bridging.HOP = bridge
             got = defaultdict(list)
             for key, question, dense in asked:
                 hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY], top_k=10,
-                                    dense=dense, fusion=name)  # fmt: skip
+                                    dense=dense, fusion=name, bridge=bridge is not None)  # fmt: skip
                 console.db.session.rollback()
                 result = score([console.set_id[h.id] for h in hits], question["evidence"])
                 got["all"].append(result)
                 got[question["kind"]].append(result)
-            rows.append({"fusion": name, "lexical_share": share} | {
+            rows.append({"fusion": name, "lexical_share": share, "bridge (leaders, keep, hop)": bridge} | {
                 kind: round(sum(r["recall@10"] for r in values) / len(values), 3) for kind, values in got.items()
             })  # fmt: skip
             print(json.dumps(rows[-1]), flush=True)
         fusion.MIX_LEXICAL = default
         query.statement.cache_clear()
+        importlib.reload(bridging)  # its chosen constants back
         return rows
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -343,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, help="only the first N agents of a set (a quick run)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch's threads (0: its default)")
     parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
+    parser.add_argument("--sweep-bridges", action="store_true", help="the second hop's settings, recall only")
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
@@ -351,8 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(args.threads)  # one setting for the process: both systems' models run under it
-    if args.sweep:
-        rows = sweep(args.set, args.seed, args.agents)
+    if args.sweep or args.sweep_bridges:
+        rows = sweep(args.set, args.seed, args.agents, bridges=args.sweep_bridges)
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
         return 0

@@ -25,7 +25,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
-from models.retrieval import ranking, term_stats
+from models.retrieval import bridging, ranking, term_stats
 from models.retrieval.filters import FILTERS, filter_params, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
@@ -174,6 +174,7 @@ def search(
     dense: tuple[str, Any] | None = None,
     mode: str = "hybrid",
     fusion: str = FUSION,
+    bridge: bool = True,
 ) -> list[Hit]:
     """The top_k best active memories of this agent in these categories (None: those without one), best first.
 
@@ -186,7 +187,8 @@ def search(
     filter) then join the candidates — through the same WHERE clauses, so the vector path can return
     nothing the lexical one could not — and relevance fuses both rankings (`fusion.fused_pool`). `mode`:
     "hybrid" (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for
-    measurement). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    measurement). `bridge`: a second, lexical hop through the names the leading hits carry and the question
+    does not (models/retrieval/bridging.py); never with a threshold. `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
     its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
@@ -278,4 +280,11 @@ def search(
     if not weighed:
         for hit in hits:
             hit.match = None  # computed against no weight: not a figure to show
+    if bridge and hits and threshold is None and relative_threshold is None and mode != "dense":
+        names = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
+        if names:  # a second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py)
+            second = search(agent_id, text=" ".join(names) + " " + (text or ""), categories=categories,
+                            filters=filters, top_k=top_k, with_match=with_match, rag_caps=rag_caps, now=now,
+                            mode="lexical", bridge=False)  # fmt: skip
+            hits = bridging.merged(hits, second, top_k)
     return hits

@@ -90,7 +90,7 @@ def test_a_semantic_memory_saved_through_the_api_is_linked_by_a_maintenance_work
     headers = bearer(agent)
     first = create_memory(
         agent.id,
-        "Maya prefers green tea in the morning before work",
+        "The user prefers green tea in the morning before work",
         actor="agent",
         memory_type="semantic",
         category="preferences",
@@ -103,13 +103,13 @@ def test_a_semantic_memory_saved_through_the_api_is_linked_by_a_maintenance_work
         json={
             "category": "preferences",
             "memory_type": "semantic",
-            "content": "Maya prefers green tea in the morning before the standup",
+            "content": "The user prefers green tea in the morning before the standup",
         },
         headers=headers,
     )
     episodic = client.post(
         "/api/v1/memory",
-        json={"category": "preferences", "memory_type": "episodic", "content": "Met Maya for tea today"},
+        json={"category": "preferences", "memory_type": "episodic", "content": "Met the user for tea today"},
         headers=headers,
     )
     assert saved.status_code == 201 and episodic.status_code == 201

@@ -51,18 +51,25 @@ def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_do
     target, decoy, _ = paraphrase_set(agent)
     assert backfill_all() == 5
 
-    lexical = [h.id for h in query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical")]
+    lexical = [
+        h.id
+        for h in query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical", bridge=False)
+    ]
     assert lexical[:1] == [decoy.id] and target.id not in lexical  # no word of the question is in the target
 
     assert ask(client, agent, QUESTION)[0] == target.id
     vector = embeddings.query_vector(QUESTION)
-    hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector)
+    hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, bridge=False)
     assert hits[0].id == target.id and hits[0].relevance == pytest.approx(1.0)
     # Reciprocal rank fusion favours what both rankings found (the decoy is the lexical first and the dense
     # second): one reason the calibrated mix is the default (docs/benchmarks.md, "Retrieval quality").
-    rrf = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, fusion="rrf")
+    rrf = query.search(
+        agent.id, text=QUESTION, categories=["profile"], dense=vector, fusion="rrf", bridge=False
+    )
     assert [h.id for h in rrf[:2]] == [decoy.id, target.id]
-    dense = query.search(agent.id, text=QUESTION, categories=["profile"], dense=vector, mode="dense")
+    dense = query.search(
+        agent.id, text=QUESTION, categories=["profile"], dense=vector, mode="dense", bridge=False
+    )
     assert dense[0].id == target.id
     # Only the question was embedded on the request path, once: repeats come from the cache.
     ask(client, agent, QUESTION)
@@ -87,7 +94,9 @@ def test_the_mix_weighs_each_rankings_score_against_its_best_and_a_negative_cosi
     assert float(np.dot(dense[1], concept_vector(flights[0].content))) < 0
 
     def relevance(mode: str) -> dict[int, float]:
-        hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50)
+        hits = query.search(
+            agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50, bridge=False
+        )
         return {h.id: h.relevance for h in hits}
 
     lexical, semantic, hybrid = relevance("lexical"), relevance("dense"), relevance("hybrid")
@@ -113,7 +122,9 @@ def test_reciprocal_rank_fusion_sums_one_over_k_plus_the_rank_in_each_ranking_a_
     remember(agent, "Maya would like a window seat on every flight")
     backfill_all()
     dense = embeddings.query_vector(QUESTION)
-    lexical = query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical", top_k=50)
+    lexical = query.search(
+        agent.id, text=QUESTION, categories=["profile"], mode="lexical", top_k=50, bridge=False
+    )
     lexical_rank = {
         h.id: rank
         for rank, h in enumerate(sorted(lexical, key=lambda h: (-(h.relevance or 0.0), -h.id)), start=1)
@@ -123,7 +134,9 @@ def test_reciprocal_rank_fusion_sums_one_over_k_plus_the_rank_in_each_ranking_a_
     dense_rank = {memory_id: rank for rank, memory_id in enumerate(ids, start=1)}
     assert set(dense_rank) - set(lexical_rank) and set(dense_rank) & set(lexical_rank)
 
-    hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, fusion="rrf", top_k=50)
+    hits = query.search(
+        agent.id, text=QUESTION, categories=["profile"], dense=dense, fusion="rrf", top_k=50, bridge=False
+    )
     raw = {
         i: sum(1.0 / (fusion.RRF_K + ranks[i]) for ranks in (lexical_rank, dense_rank) if i in ranks)
         for i in set(lexical_rank) | set(dense_rank)

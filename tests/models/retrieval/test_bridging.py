@@ -1,0 +1,87 @@
+"""memory.query's second hop (models/retrieval/bridging.py): a question about someone reached through
+someone else finds the memory that names only the one reached, and nothing else moves."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from models import db
+from models.retrieval import bridging, query
+from tests.api_support import bearer
+
+FILLER = [
+    "Zofia mentioned her cousin, Quinn, who lives in Kyoto.",
+    "Zofia mentioned her niece, Juniper, who lives in Marseille.",
+    "Zofia tried rowing for the first time at Weir Boat Club and loved it.",
+    "Zofia ran the Basel marathon in 3:47:15.",
+    "Zofia moved into a flat at 73 Quarry Road, Bologna.",
+    "Zofia finds Monday mornings the hardest part of the week.",
+    "Zofia treated herself to a sewing machine that cost 315 pounds.",
+    "Zofia caught a nasty flu from a packed conference.",
+    "Zofia is saving up money for something but would not say what.",
+    "Quinn adopted a grey cat called Miso.",
+    "Juniper started a new job at a bakery in the old town.",
+]
+LINK = "Zofia mentioned her grandmother, Tamsin, who lives in Lyon."
+ANSWER = "Tamsin graduated with a degree in marine biology."
+QUESTION = "What did Zofia's grandmother study?"
+
+
+def _ids(agent, **kwargs) -> list[int]:
+    hits = query.search(agent.id, text=QUESTION, categories=["event"], top_k=5, **kwargs)
+    db.session.rollback()
+    return [h.id for h in hits]
+
+
+@pytest.fixture
+def family(make_agent, make_memory):
+    agent = make_agent(role="supervisor")
+    for text in FILLER:
+        make_memory(agent, text, memory_type="semantic", category="event")
+    link = make_memory(agent, LINK, memory_type="semantic", category="event")
+    answer = make_memory(agent, ANSWER, memory_type="semantic", category="event")
+    db.session.commit()
+    return agent, link, answer
+
+
+def test_the_second_hop_finds_the_memory_that_names_only_the_person_reached(family):
+    agent, link, answer = family
+    without = _ids(agent, bridge=False)
+    assert link.id in without[: bridging.KEEP] and answer.id not in without
+    bridged = _ids(agent)
+    assert answer.id in bridged and bridged[: bridging.KEEP] == without[: bridging.KEEP]
+
+
+def test_the_agent_api_answers_with_the_second_hop_and_a_threshold_asks_the_question_alone(client, family):
+    agent, _, answer = family
+    ask = {"query": QUESTION, "top_k": 5}
+    found = client.post("/api/v1/memory/query", json=ask, headers=bearer(agent)).get_json()["results"]
+    assert answer.id in [r["id"] for r in found]
+    strict = client.post(
+        "/api/v1/memory/query", json=ask | {"threshold": 0.01}, headers=bearer(agent)
+    ).get_json()
+    assert answer.id not in [r["id"] for r in strict["results"]]
+
+
+def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar_words_or_openers():
+    leaders = [
+        SimpleNamespace(content="On Monday, Zofia mentioned her grandmother, Tamsin, who lives in Lyon."),
+        SimpleNamespace(content="Yesterday Tamsin met Quinn in March."),
+    ]
+    assert bridging.bridge_names("What did Zofia's grandmother study?", leaders) == [
+        "Tamsin",
+        "Lyon",
+        "Quinn",
+    ]
+    assert bridging.bridge_names("Zofia Tamsin Lyon Quinn", leaders) == []
+
+
+def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory_once():
+    first = [SimpleNamespace(id=i) for i in (1, 2, 3, 4, 5, 6)]
+    second = [SimpleNamespace(id=i) for i in (2, 9, 1, 8, 7, 10)]
+    merged = [h.id for h in bridging.merged(first, second, top_k=6)]
+    assert merged[: bridging.KEEP] == [1, 2, 3][: bridging.KEEP]
+    assert len(merged) == len(set(merged)) == 6
+    assert 9 in merged
