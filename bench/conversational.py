@@ -63,6 +63,8 @@ def load(name: str, seed: int) -> dict:
 class Console:
     """memory.query in this process: one agent per store, on SQLite, with the local embedder."""
 
+    embedder_rss_mb = 0.0  # what loading the embedder added to the process, the first time
+
     def __init__(self, workdir: str) -> None:
         os.environ["EMBEDDINGS"] = "local"
         os.environ.setdefault("LLM_OFFLINE", "1")
@@ -80,9 +82,9 @@ class Console:
         before = rss_mb()
         from jobs.embeddings import get_embedder
 
-        self.embedder = get_embedder()
+        self.embedder = get_embedder()  # one per process: a second set reuses the first's
         self.embedder.embed(["warm up"])
-        self.embedder_rss_mb = round(rss_mb() - before, 1)
+        Console.embedder_rss_mb = Console.embedder_rss_mb or round(rss_mb() - before, 1)
         self.agents: dict[str, int] = {}
         self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
         self.embed_ms: list[float] = []
