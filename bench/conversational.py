@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.peers import model_path, pct, rss_mb  # noqa: E402
+from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
 SETS = ("life_log", "assistant_notes")
 DEVELOPMENT, HELD_OUT = SETS  # choices are made on the first; the second is only reported
@@ -128,17 +128,7 @@ class Mem0:
         os.environ["MEM0_TELEMETRY"] = "False"
         from mem0 import Memory
 
-        config = {
-            "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
-            "vector_store": {"provider": "faiss", "config": {"collection_name": "conversational",
-                             "path": f"{workdir}/faiss", "embedding_model_dims": 384,
-                             "distance_strategy": "cosine"}},
-            # Never called with infer=False; pointed at a closed loopback port so nothing can leave the box.
-            "llm": {"provider": "openai", "config": {"model": "unused", "api_key": "unused",
-                                                     "openai_base_url": "http://127.0.0.1:9/v1"}},
-            "history_db_path": f"{workdir}/history.db",
-        }  # fmt: skip
-        self.memory = Memory.from_config(config)
+        self.memory = Memory.from_config(mem0_config(workdir, "faiss", "conversational"))
         self.set_id: dict[str, str] = {}
 
     def add(self, key: str, memories: list[dict]) -> None:

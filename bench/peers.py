@@ -191,28 +191,32 @@ class Console:
         return [self.position[h.id] for h in hits]
 
 
+def mem0_config(workdir: str, store: str, collection: str) -> dict:
+    """mem0 with the bundled MiniLM and a local vector store ("qdrant" or "faiss"); no LLM is ever called."""
+    vector_store = (
+        {"provider": "qdrant", "config": {"collection_name": collection, "path": f"{workdir}/qdrant",
+                                          "embedding_model_dims": 384, "on_disk": True}}
+        if store == "qdrant"
+        else {"provider": "faiss", "config": {"collection_name": collection, "path": f"{workdir}/faiss",
+                                              "embedding_model_dims": 384, "distance_strategy": "cosine"}}
+    )  # fmt: skip
+    return {
+        "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
+        "vector_store": vector_store,
+        # Never called with infer=False; pointed at a closed loopback port so nothing can leave the box.
+        "llm": {"provider": "openai", "config": {"model": "unused", "api_key": "unused",
+                                                 "openai_base_url": "http://127.0.0.1:9/v1"}},
+        "history_db_path": f"{workdir}/history.db",
+    }  # fmt: skip
+
+
 class Mem0:
     def __init__(self, workdir: str, store: str) -> None:
         os.environ["MEM0_TELEMETRY"] = "False"
         os.environ["HF_HUB_OFFLINE"] = "1"
         from mem0 import Memory
 
-        vector_store = (
-            {"provider": "qdrant", "config": {"collection_name": "peers", "path": f"{workdir}/qdrant",
-                                              "embedding_model_dims": 384, "on_disk": True}}
-            if store == "qdrant"
-            else {"provider": "faiss", "config": {"collection_name": "peers", "path": f"{workdir}/faiss",
-                                                  "embedding_model_dims": 384, "distance_strategy": "cosine"}}
-        )  # fmt: skip
-        config = {
-            "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
-            "vector_store": vector_store,
-            # Never called with infer=False; pointed at a closed loopback port so nothing can leave the box.
-            "llm": {"provider": "openai", "config": {"model": "unused", "api_key": "unused",
-                                                     "openai_base_url": "http://127.0.0.1:9/v1"}},
-            "history_db_path": f"{workdir}/history.db",
-        }  # fmt: skip
-        self.memory = Memory.from_config(config)
+        self.memory = Memory.from_config(mem0_config(workdir, store, "peers"))
         self.ids: dict[str, int] = {}
 
     def add(self, texts: list[str]) -> None:
