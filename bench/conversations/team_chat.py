@@ -157,16 +157,16 @@ def add_projects(team: Team) -> None:
     target, so the ship date is said by the ship memory alone."""
     rng, ask, choice, randint = team.rng, team.ask, team.rng.choice, team.rng.randint
     reasons = rng.sample(V.SLIP_REASONS, len(V.SLIP_REASONS))
-    for (project, what, para), lead in zip(
-        rng.sample(V.PROJECTS, 6), rng.sample(team.founders[1:], 6), strict=True
-    ):
+    projects = zip(rng.sample(V.PROJECTS, 6), rng.sample(team.founders[1:], 6), strict=True)
+    for i, ((project, what, para), lead) in enumerate(projects):
         led = team.note(team.day(0, 25), lead, choice(V.LEAD_SHAPES), p=project, what=what)
         ask("single-hop", "lead", choice(V.LEAD_QUESTIONS).format(p=project), [led])
         ask("paraphrase", "lead", choice(V.LEAD_PARAPHRASE).format(para=para), [led])
         ask("multi-hop", "lead's manager", choice(V.LEAD_MANAGER_QUESTIONS).format(p=project),
             [led, lead.reports_memory])  # fmt: skip
-        announced = team.day(7, 45)
-        due = announced + timedelta(days=randint(28, 70))
+        late = i == 5  # one project is still unshipped when the chat ends, so "when is it due now?" asks
+        announced = team.day(60, 100) if late else team.day(7, 45)
+        due = announced + timedelta(days=randint(100, 130) if late else randint(28, 70))
         chain = [team.note(announced, choice(team.founders), choice(V.PLAN_SHAPES), p=project,
                            date=day_text(due, rng))]  # fmt: skip
         for _ in range(choice([0, 1, 1, 2, 2])):
