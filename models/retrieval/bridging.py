@@ -50,11 +50,14 @@ def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
     return names[:MAX_NAMES]
 
 
-def merged(first: list[Any], second: list[Any], top_k: int) -> list[Any]:
-    """The first ranking's KEEP leaders, then the second hop's first HOP hits not among them, then the
-    rest of the first ranking: top_k in all, each memory once. (KEEP and HOP are read at each call: the
-    benchmark's sweep sets them.)"""
-    keep, hop = KEEP, HOP
+def merged(
+    first: list[Any], second: list[Any], top_k: int, *, keep: int | None = None, hop: int | None = None
+) -> list[Any]:
+    """The first ranking's `keep` leaders, then the second hop's first `hop` hits not among them, then the
+    rest of the first ranking: top_k in all, each memory once. (KEEP and HOP, the defaults, are read at
+    each call: the benchmark's sweep sets them.)"""
+    keep = KEEP if keep is None else keep
+    hop = HOP if hop is None else hop
     out = list(first[:keep])
     seen = {hit.id for hit in out}
     news = [hit for hit in second if hit.id not in seen][:hop]

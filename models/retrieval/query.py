@@ -20,12 +20,25 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, CompoundSelect, Select, Text, bindparam, cast, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    Text,
+    bindparam,
+    cast,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
-from models.retrieval import bridging, ranking, term_stats
+from models.retrieval import bridging, ranking, term_stats, timeline
 from models.retrieval.filters import FILTERS, filter_params, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
@@ -41,6 +54,7 @@ from models.retrieval.matching import (
 )
 
 RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
+SPAN_ROWS = 200  # a span's memories read at most (models/retrieval/timeline.py)
 
 _T = AgentMemory.__table__
 
@@ -96,6 +110,42 @@ class Hit:
 RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "match", "score", "linked"))
 
 
+def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[ColumnElement[bool]]:
+    """The memories a request may see: the agent's, active, in the allowed categories, past its filters."""
+    in_named = _in_categories(dialect)
+    return [
+        _T.c.agent_id == bindparam("agent_id"),
+        _T.c.deleted_at.is_(None),
+        or_(in_named, _T.c.category.is_(None)) if uncategorized else in_named,
+        *(FILTERS[name][0] for name in filters),
+    ]
+
+
+@lru_cache(maxsize=64)
+def span_statement(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> Select[Any]:
+    """The memories a request may see of one user (`span_user`, null for none) written between `span_from`
+    and `span_to`: where a span's memories are looked for (models/retrieval/timeline.py)."""
+    # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
+    # `linked` unknown, so true (the related-bullets lookup then asks).
+    unranked = (
+        null().label("relevance"),
+        null().label("match"),
+        literal(0.0).label("score"),
+        true().label("linked"),
+    )
+    return (
+        select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked)
+        .where(
+            *_where(dialect, filters, uncategorized),
+            _T.c.user_id.is_not_distinct_from(bindparam("span_user")),
+            _T.c.created_at >= bindparam("span_from"),
+            _T.c.created_at < bindparam("span_to"),
+        )
+        .order_by(_T.c.created_at, _T.c.id)
+        .limit(SPAN_ROWS)
+    )
+
+
 @lru_cache(maxsize=256)
 def statement(
     dialect: str,
@@ -123,13 +173,7 @@ def statement(
 
     Public, with its cache, for measurement: bench/retrieval_quality.py clears it (`cache_clear`) after
     changing fusion.MIX_LEXICAL."""
-    in_named = _in_categories(dialect)
-    where: list[ColumnElement[bool]] = [
-        _T.c.agent_id == bindparam("agent_id"),
-        _T.c.deleted_at.is_(None),
-        or_(in_named, _T.c.category.is_(None)) if uncategorized else in_named,
-        *(FILTERS[name][0] for name in filters),
-    ]
+    where = _where(dialect, filters, uncategorized)
     pool: Select[Any] | CompoundSelect[Any]
     if dense:
         pool = fused_pool(
@@ -187,8 +231,10 @@ def search(
     filter) then join the candidates — through the same WHERE clauses, so the vector path can return
     nothing the lexical one could not — and relevance fuses both rankings (`fusion.fused_pool`). `mode`:
     "hybrid" (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for
-    measurement). `bridge`: a second, lexical hop through the names the leading hits carry and the question
-    does not (models/retrieval/bridging.py); never with a threshold. `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    measurement). `bridge`: the second hops, never with a threshold: for a question about a span of days
+    around an event, the memories of that span around the leading hits' days (models/retrieval/timeline.py);
+    else a lexical hop through the names the leading hits carry and the question does not
+    (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
     its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
@@ -197,6 +243,75 @@ def search(
         raise ValueError("mode must be hybrid, lexical or dense; fusion rrf or mix")
     if not categories:
         return []
+    filters = known_filters(filters)
+    now = now or utcnow()  # one clock for every ranking of the question
+    hops = bool(bridge and threshold is None and relative_threshold is None and mode != "dense")
+    span = timeline.window(text) if hops else None
+    lexical = dict(categories=categories, filters=filters, top_k=top_k, with_match=with_match, rag_caps=rag_caps,
+                   now=now, mode="lexical", bridge=False)  # fmt: skip
+    hits = _first_ranking(agent_id, text, categories, filters, top_k, threshold, relative_threshold, with_match,
+                          rag_caps, now, dense, mode, fusion)  # fmt: skip
+    if not (hops and hits):
+        return hits
+    if span is not None:
+        return _spanned(agent_id, hits, span, categories, filters, top_k)
+    bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
+    if not bridged:
+        return hits
+    # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
+    return bridging.merged(hits, _hop(agent_id, bridged, text, lexical), top_k)
+
+
+def _hop(agent_id: int, names: list[str], text: str | None, lexical: dict[str, Any]) -> list[Hit]:
+    """The second hop's ranking: lexical, the names beside the question's words."""
+    return search(agent_id, text=" ".join(names) + " " + (text or ""), **lexical)
+
+
+def _spanned(
+    agent_id: int,
+    hits: list[Hit],
+    span: timeline.Window,
+    categories: Sequence[str | None],
+    filters: dict[str, Any],
+    top_k: int,
+) -> list[Hit]:
+    """The first ranking's ANCHORS leaders, then the memories of their users whose day falls in the span
+    the question asks about around each leader's (models/retrieval/timeline.py), then the rest."""
+    dialect = db.session.get_bind().dialect.name
+    names = [c for c in categories if c is not None]
+    stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
+    anchors = hits[: timeline.ANCHORS]
+    spans = []
+    for anchor in anchors:
+        start, end = timeline.reach(anchor, span)
+        params = {
+            "agent_id": agent_id,
+            "categories": _categories_param(dialect, names),
+            **filter_params(filters),
+        }
+        params |= {"span_user": anchor.user_id, "span_from": start, "span_to": end}
+        rows = [Hit(*row) for row in db.session.execute(stmt, params)]
+        spans.append(timeline.in_window(anchor, span, rows))
+    inside = timeline.interleaved(spans)
+    return bridging.merged(hits, inside, top_k, keep=len(anchors), hop=len(inside))
+
+
+def _first_ranking(
+    agent_id: int,
+    text: str | None,
+    categories: Sequence[str | None],
+    filters: dict[str, Any],
+    top_k: int,
+    threshold: float | None,
+    relative_threshold: float | None,
+    with_match: bool,
+    rag_caps: Mapping[str, int] | None,
+    now: datetime | None,
+    dense: tuple[str, Any] | None,
+    mode: str,
+    fusion: str,
+) -> list[Hit]:
+    """The one statement's ranking (`statement`), without the second hops."""
     words = question_words(text)  # every word weighs in the score (models/retrieval/ranking.py)
     if text and text.strip() and not words:
         return []  # a query with no searchable words matches nothing
@@ -204,7 +319,6 @@ def search(
     # The words that find the candidates (not the stop words) and those that score them (every word);
     # neither the question's most common words (term_stats).
     terms, scored = term_stats.search_and_score(dialect, words, search_terms(words))
-    filters = known_filters(filters)
     params: dict[str, Any] = {}
     slots = 0
     found = Plan("exact", terms, [])
@@ -218,6 +332,7 @@ def search(
     others = [w for w in scored if w not in terms] if terms and dialect != "postgresql" else []
     capped = tuple(sorted(rag_caps or {}))
     names = [c for c in categories if c is not None]
+    uncategorized = len(names) != len(categories)
     params |= {
         "agent_id": agent_id,
         "categories": _categories_param(dialect, names),
@@ -267,7 +382,7 @@ def search(
         tuple(sorted(filters)),
         capped,
         threshold is not None,
-        len(names) != len(categories),
+        uncategorized,
         dense_mode,
         fusion if dense_mode else FUSION,
         bool(others),
@@ -280,11 +395,4 @@ def search(
     if not weighed:
         for hit in hits:
             hit.match = None  # computed against no weight: not a figure to show
-    if bridge and hits and threshold is None and relative_threshold is None and mode != "dense":
-        names = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
-        if names:  # a second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py)
-            second = search(agent_id, text=" ".join(names) + " " + (text or ""), categories=categories,
-                            filters=filters, top_k=top_k, with_match=with_match, rag_caps=rag_caps, now=now,
-                            mode="lexical", bridge=False)  # fmt: skip
-            hits = bridging.merged(hits, second, top_k)
     return hits
