@@ -44,7 +44,7 @@ from functools import cache as once
 
 import numpy as np
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from threadpoolctl import threadpool_limits
 
 from models.db import binary_rows, db, utcnow
@@ -144,6 +144,24 @@ def nearest_distance(distance: np.ndarray, size: int) -> int:
     return int(np.searchsorted(np.cumsum(np.bincount(distance)), size))
 
 
+@once
+def _recent_statement() -> Select[int, datetime]:
+    """A refresh's look at what changed: (memory_id, created_at) of the agent's rows of `model` stamped
+    `since` or later. Built once and bound at each run: a refresh runs before nearly every search, and
+    building and keying the statement cost about as much as running it."""
+    e, m = MemoryEmbedding, AgentMemory
+    return (
+        select(e.memory_id, e.created_at)
+        .join(m, m.id == e.memory_id)
+        .where(
+            e.agent_id == bindparam("agent"),
+            m.agent_id == bindparam("agent"),
+            e.model == bindparam("model"),
+            e.created_at >= bindparam("since"),
+        )
+    )
+
+
 class AgentMatrix:
     """One agent's vectors of one model: rows in arrival order, grown geometrically, rewritten in place."""
 
@@ -190,10 +208,8 @@ class AgentMatrix:
             self.count, self.position, self.user_codes, self.stamps = 0, {}, {}, {}
             self.loaded_at = now
         else:
-            since = self.refreshed_at - MARGIN
-            recent = db.session.execute(
-                self._select(e.memory_id, e.created_at).where(e.created_at >= since)
-            ).all()
+            params = {"agent": self.agent_id, "model": self.model, "since": self.refreshed_at - MARGIN}
+            recent = db.session.execute(_recent_statement(), params).all()
             wanted = [memory_id for memory_id, stamp in recent if self.stamps.get(memory_id) != stamp]
             rows = []
             for start in range(0, len(wanted), 1000):
