@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from functools import cache as once
+from typing import Any
 
 import numpy as np
 from flask import current_app
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import Select, bindparam, insert, or_, select, update
 
 from models import AgentMemory, MemoryEmbedding, MemoryRelation, atomic, db, utcnow
 from models.changes.records import record_changes
@@ -186,6 +188,16 @@ def _store_vectors(stores: list[dict]) -> None:
         pgvector.ensure_index(stores[0]["model"], stores[0]["dims"])
 
 
+@once
+def _edges_statement() -> Select[int, int]:
+    """The stored edges with either end among the memories `ids`. Built once, bound at each run: the
+    per-write job runs it on every write, and building and keying it cost about as much as running it."""
+    ids: Any = bindparam("ids", expanding=True)
+    return select(MemoryRelation.from_id, MemoryRelation.to_id).where(
+        or_(MemoryRelation.from_id.in_(ids), MemoryRelation.to_id.in_(ids))
+    )
+
+
 def _write_edges(
     agent_id: int, found: list[tuple[int, list[tuple[int, float]]]], stores: list[dict] | None = None
 ) -> int:
@@ -199,13 +211,14 @@ def _write_edges(
         with atomic():
             _store_vectors(stores)
         return 0
+    # A memory whose first vector is stored here has no edge yet: an edge is only ever added here, once
+    # both of its ends have a vector, and a vector row goes only with its memory (ON DELETE CASCADE). So
+    # for a new memory, the per-write job's usual case, there are no stored edges to read.
+    first_vector = {row["memory_id"] for row in stores if not row["replaces"]}
+    linked_before = [source for source in sources if source not in first_vector]
     existing = {
         (min(a, b), max(a, b))
-        for a, b in db.session.execute(
-            select(MemoryRelation.from_id, MemoryRelation.to_id).where(
-                or_(MemoryRelation.from_id.in_(sources), MemoryRelation.to_id.in_(sources))
-            )
-        )
+        for a, b in (db.session.execute(_edges_statement(), {"ids": linked_before}) if linked_before else ())
     }
     edges: list[dict] = []
     per_memory: dict[int, list[list]] = {}  # both ends of every new edge: it shows in each one's history

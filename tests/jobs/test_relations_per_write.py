@@ -12,7 +12,7 @@ from infra.queues import get_rq
 from jobs import relations
 from jobs.embeddings import get_embedder
 from models import AgentMemory, MemoryRelation, db
-from models.changes.mutations import create_memory, soft_delete_memories
+from models.changes.mutations import create_memory, soft_delete_memories, update_memory
 from models.retrieval import vectors
 from tests.api_support import bearer
 
@@ -86,6 +86,24 @@ def _ids(agent_id: int) -> list[int]:
             sa.select(AgentMemory.id).where(AgentMemory.agent_id == agent_id).order_by(AgentMemory.id)
         )
     )[: len(TEXTS)]
+
+
+def test_a_rewritten_memorys_job_keeps_each_of_its_edges_once(app, make_agent):
+    """A new memory's job reads no stored edges (it has none: its first vector is stored with them); a
+    rewritten one has a vector already, and its job adds only the edges it does not have."""
+    agent = make_agent()
+    ids = [_semantic(agent.id, text) for text in TEXTS[:3]]
+    for memory in ids:
+        relations.link_related(agent.id, [memory])
+    before = _edges(agent.id)
+    assert len(before) == 3  # the three tea memories, each pair once
+    assert relations.link_related(agent.id, ids[-1:]) == 0  # run again: nothing new
+    update_memory(agent.id, ids[0], actor="agent", content="Maya prefers green tea in the morning at home")
+    assert relations.link_related(agent.id, ids[:1]) == 0  # the rewritten vector's neighbours: linked already
+    assert {(a, b) for a, b, _ in _edges(agent.id)} == {(a, b) for a, b, _ in before}
+    newest = _semantic(agent.id, "Maya prefers green tea in the morning at the office")
+    assert relations.link_related(agent.id, [newest]) == 3
+    assert len(_edges(agent.id)) == 6
 
 
 def test_a_memory_deleted_after_the_matrix_was_loaded_is_never_linked(app, make_agent):
