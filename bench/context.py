@@ -9,8 +9,10 @@
 2. Serves it with two `gunicorn -w 2 -k gthread --threads 4` on 127.0.0.1 — one keeping no rendered
    block (CONTEXT_CACHE_MB=0), one with the default cache — and, per size, sends `--requests` of each
    call, interleaved so the machine's noise falls on all alike: the full block as JSON and as text,
-   read and rendered every time (the first server); the JSON block answered from the kept rendering
-   (the second); the 304 path (If-None-Match with the current ETag); one memory.query (top 5, a
+   read and rendered every time (the first server); the JSON block after one core memory changed (an
+   UPDATE of its text, untimed, before each such request, sent with the previous ETag as an agent
+   revalidating would: the second server reads that memory's text and joins the kept fragments of the
+   others); the JSON block answered from the kept rendering (the second); the 304 path (If-None-Match with the current ETag); one memory.query (top 5, a
    three-word question of the corpus).
 3. Reports p50 and p95 per call and size (ms, client side: request sent to body read), writes --json and
    a Markdown --section (rendered into bench/results/report.md by `python -m bench`), stops gunicorn and drops
@@ -50,7 +52,7 @@ ADMIN_URL = os.environ.get("BENCH_POSTGRES_ADMIN_URL", "postgresql://postgres@12
 DB = "memconsole_bench_context"
 SEMANTIC = 5000
 JOURNALS = 20
-CALLS = ("json rendered", "text rendered", "json kept", "context 304", "memory.query")
+CALLS = ("json rendered", "text rendered", "json after a change", "json kept", "context 304", "memory.query")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -163,16 +165,33 @@ def measure(ports: dict[str, int], token: str, requests: int, corpus: Corpus, rn
     assert status == 200 and etag, status
     sizes = {"json_bytes": len(body)}
     questions = [corpus.query(rng) for _ in range(requests)]
+    from models.agents.agent import hash_token
+
+    with psycopg.connect(db_url()) as conn:  # the core memories one of which changes before each such call
+        core_ids = [row[0] for row in conn.execute(
+            "SELECT m.id FROM agent_memories m JOIN agents a ON a.id = m.agent_id "
+            "WHERE a.api_token_hash = %s AND m.memory_type = 'core' AND NOT m.constitutional", (hash_token(token),))]  # fmt: skip
+    writer = psycopg.connect(db_url(), autocommit=True)
+    last_etag = {"json after a change": etag}
     calls = {
         "json rendered": (fresh, "GET", "/api/v1/context", auth, None, 200),
+        "json after a change": (kept, "GET", "/api/v1/context", auth, None, 200),
         "text rendered": (fresh, "GET", "/api/v1/context?format=text", auth, None, 200),
         "json kept": (kept, "GET", "/api/v1/context", auth, None, 200),
         "context 304": (kept, "GET", "/api/v1/context", {**auth, "If-None-Match": etag}, None, 304),
     }
     for i in range(requests + 5):  # the first five warm every path up and are not counted
         for call, (conn, method, path, headers, payload, expected) in calls.items():
-            ms, status, _, body = timed(conn, method, path, headers, payload)
+            if call == "json after a change":  # untimed: one core memory's text changes, as an agent's edit
+                writer.execute("UPDATE agent_memories SET content = %s WHERE id = %s",
+                               (corpus.sentence(rng) + " " + corpus.sentence(rng), rng.choice(core_ids)))  # fmt: skip
+                headers = {**auth, "If-None-Match": last_etag[call]}  # the agent revalidates its copy
+            if call == "context 304":  # the block as it stands since the last change
+                headers = {**auth, "If-None-Match": last_etag["json after a change"]}
+            ms, status, new_etag, body = timed(conn, method, path, headers, payload)
             assert status == expected, (call, status)
+            if call in last_etag:
+                last_etag[call] = new_etag
             if call == "text rendered":
                 sizes["text_bytes"] = len(body)
             if i >= 5:
@@ -185,6 +204,7 @@ def measure(ports: dict[str, int], token: str, requests: int, corpus: Corpus, rn
             times["memory.query"].append(ms)
     fresh.close()
     kept.close()
+    writer.close()
     return {"times": times, **sizes}
 
 
@@ -232,7 +252,9 @@ def section(result: dict) -> str:
         "per size one agent with that many core memories, 20 journals of the week and 5,000 semantic memories, "
         "on PostgreSQL behind gunicorn (2 workers x 4 threads); each call sent that many times, interleaved, "
         "timed at the client (ms). *Rendered*: a server keeping no rendering (CONTEXT_CACHE_MB=0), so every "
-        "answer reads and writes the whole block; *kept*: the default server, answering an unchanged block "
+        "answer reads and writes the whole block; *after a change*: the default server, after one core memory's "
+        "text changed (an untimed UPDATE before each request, sent with the previous ETag): it reads that "
+        "memory's text and joins the others' kept fragments; *kept*: the default server, answering an unchanged block "
         "from its copy once the ETag, from the digest kept under the agent's block version, says it is "
         "unchanged (no memory read); the 304 path sends the current ETag as If-None-Match; "
         "memory.query is top 5 for a three-word question, in the same run.",
@@ -241,9 +263,9 @@ def section(result: dict) -> str:
     if result.get("note"):
         lines += [f"*{result['note']}*", ""]
     lines += [
-        "| core memories | block (JSON / text bytes) | JSON rendered p50 / p95 | text rendered | JSON kept "
-        "| 304 | memory.query |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| core memories | block (JSON / text bytes) | JSON rendered p50 / p95 | text rendered "
+        "| JSON after a change | JSON kept | 304 | memory.query |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     by = {(r["core_memories"], r["call"]): r for r in result["rows"]}
     for size in dict.fromkeys(r["core_memories"] for r in result["rows"]):

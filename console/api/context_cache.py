@@ -5,11 +5,14 @@
   and the categories and window it was computed for, until its oldest journal leaves the window. A
   conditional request then costs the agent's row, which its token already read, and no memory at all.
 - the block as last rendered, under its ETag: an unchanged block is answered from it instead of reading
-  and rendering every memory again.
+  and rendering every memory again; and what it wrote of each memory, by the memory's signature
+  (models/retrieval/context.py `fragments`): a changed block reads and writes only the memories that
+  changed, and joins the others' as they were.
 
 One entry of each per (agent, format): a new one replaces the agent's previous one, so a changed block's
-old text does not linger; the least recently used renderings go first past CONTEXT_CACHE_MB (0: no
-rendering is kept; digests, a few dozen bytes each, are kept up to MAX_DIGESTS). It holds what the agent's
+old text does not linger (a rendering keeps the fragments of its own memories only); the least recently
+used renderings go first past CONTEXT_CACHE_MB (0: no rendering is kept; digests, a few dozen bytes each,
+are kept up to MAX_DIGESTS). It holds what the agent's
 own responses hold, in the web process only — never in Redis or on disk.
 """
 
@@ -19,13 +22,23 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from datetime import datetime
+from typing import NamedTuple
 
 from models.retrieval.context import Digest
 
 MAX_DIGESTS = 50_000
 
 _lock = threading.Lock()
-_blocks: OrderedDict[tuple[int, str], tuple[str, bytes]] = OrderedDict()
+
+
+class Rendering(NamedTuple):
+    etag: str
+    body: bytes
+    fragments: dict[int, str]  # by signature
+    size: int  # bytes counted against CONTEXT_CACHE_MB
+
+
+_blocks: OrderedDict[tuple[int, str], Rendering] = OrderedDict()
 _size = 0
 _digests: OrderedDict[tuple[int, str], tuple[Hashable, Digest]] = OrderedDict()
 
@@ -55,25 +68,33 @@ def get(agent_id: int, fmt: str, etag: str) -> bytes | None:
     """The body rendered for exactly this ETag, if it is the one kept."""
     with _lock:
         kept = _blocks.get((agent_id, fmt))
-        if kept is None or kept[0] != etag:
+        if kept is None or kept.etag != etag:
             return None
         _blocks.move_to_end((agent_id, fmt))
-        return kept[1]
+        return kept.body
 
 
-def put(agent_id: int, fmt: str, etag: str, body: bytes, limit_bytes: int) -> None:
+def fragments(agent_id: int, fmt: str) -> dict[int, str]:
+    """What the last rendering kept wrote of each of its memories, by signature (empty if none is kept)."""
+    with _lock:
+        kept = _blocks.get((agent_id, fmt))
+        return kept.fragments if kept is not None else {}
+
+
+def put(agent_id: int, fmt: str, etag: str, body: bytes, frags: dict[int, str], limit_bytes: int) -> None:
     global _size
-    if len(body) > limit_bytes:
+    size = len(body) + sum(len(f) for f in frags.values())  # characters of the fragments: close enough
+    if size > limit_bytes:
         return
     with _lock:
         old = _blocks.pop((agent_id, fmt), None)
         if old is not None:
-            _size -= len(old[1])
-        _blocks[(agent_id, fmt)] = (etag, body)
-        _size += len(body)
+            _size -= old.size
+        _blocks[(agent_id, fmt)] = Rendering(etag, body, frags, size)
+        _size += size
         while _size > limit_bytes and _blocks:
-            _, (_, dropped) = _blocks.popitem(last=False)
-            _size -= len(dropped)
+            _, dropped = _blocks.popitem(last=False)
+            _size -= dropped.size
 
 
 def clear() -> None:

@@ -15,6 +15,7 @@ from models import ValidationFailed
 from models.db import utcnow
 from models.history import changelog
 from models.retrieval import context
+from models.retrieval import context_layout as layout
 
 from . import context_cache
 from .auth import category_config, current_agent
@@ -35,8 +36,8 @@ def _cache_bytes() -> int:
 
 
 def _json_out(name, days, args, rev, delta_out, usage, page, tokens: int, memories: int) -> str:
-    """ContextOut as JSON but for `core` and `journal`, which the caller puts in front (written by the
-    database on PostgreSQL, by `context.memory_json` elsewhere)."""
+    """ContextOut as JSON but for the memories' sections, which the caller puts in front
+    (`layout.json_sections`)."""
     out = {
         "agent": name,
         "journal_days": days,
@@ -130,7 +131,7 @@ def get_context(args: ContextArgs):
         over_budget=agent.core_tokens > agent.core_token_budget,
         last_refinement_at=agent.last_refinement_at,
     )
-    usage_line = context.usage_line(
+    usage_line = layout.usage_line(
         agent.core_tokens, agent.core_count, agent.core_token_budget, agent.last_refinement_at, rev
     )
     header = delta_out.header if delta_out else ""
@@ -156,13 +157,13 @@ def get_context(args: ContextArgs):
     # could show: migration 0024) and what else selects the block's memories.
     kept_under = (agent.block_version, tuple(categories), tuple(window["whole"]), days)
     whole = None
+    outline: context.Outline | None = None  # PostgreSQL, unpaged: the block's signatures, no text read
     if not paged:
         whole = context_cache.digest(agent.id, fmt, kept_under, window["now"])
-        if whole is None:
-            whole = context.digest(agent.id, categories, **window, text=text)  # PostgreSQL: one row
-            if whole is not None:
-                context_cache.keep_digest(agent.id, fmt, kept_under, whole)
-    if whole is not None:  # unpaged, the digest kept or summed in one row: no memory read for the ETag
+        if whole is None and (outline := context.outline(agent.id, categories, **window, text=text)):
+            whole = outline.digest
+            context_cache.keep_digest(agent.id, fmt, kept_under, whole)
+    if whole is not None:  # unpaged, the digest kept or summed in one row: no text read for the ETag
         etag = context.etag(
             whole.digest, shown | _paging(context.Page([], whole.memories, None), text), text=text
         )
@@ -172,7 +173,7 @@ def get_context(args: ContextArgs):
         if kept is not None:
             return _answer(kept, etag, text)
     elif conditional:  # decide on signatures first, read the text only if it changed
-        signed, _ = context.entries(agent.id, categories, **window, text=text, content=False)
+        signed = context.entries(agent.id, categories, **window, text=text, content=False)
         if not paged:  # SQLite: signed here, kept for the next request
             context_cache.keep_digest(
                 agent.id, fmt, kept_under, context.whole_digest(signed, window["journal_window"])
@@ -181,49 +182,45 @@ def get_context(args: ContextArgs):
         etag = context.etag(context.page_digest(page.entries), shown | _paging(page, text), text=text)
         if conditional.contains_weak(etag.strip('"')):
             return _not_modified(etag)
-    if not text and not paged:
-        built = context.json_block(agent.id, categories, **window)
-        if built is not None:  # PostgreSQL: the memories' JSON written by the database
-            page = context.Page([], built.memories, None)
-            etag = context.etag(built.digest, shown | _paging(page, text), text=text)
-            rest = _json_out(
-                agent.name, days, args, rev, delta_out, usage, page, built.tokens, built.memories
-            )
-            rendered = (
-                f'{{"core":{built.core},"always":{built.always},"journal":{built.journal},{rest[1:]}'.encode()
-            )
-            context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
-            return _answer(rendered, etag, text)
-    # Unpaged, PostgreSQL sums the signatures in the statement (as `digest` does): rows go unsigned.
-    block, summed = context.entries(agent.id, categories, **window, text=text, signed=paged)
-    page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
-    digest = summed if summed is not None else context.page_digest(page.entries)
-    if not paged and summed is None:  # SQLite: signed here, kept for the next request
-        context_cache.keep_digest(
-            agent.id, fmt, kept_under, context.whole_digest(block, window["journal_window"])
-        )
-    etag = context.etag(digest, shown | _paging(page, text), text=text)
+    # Read the block. This process keeps what it wrote of each memory under the memory's signature: on
+    # PostgreSQL, unpaged, the outline gives the block's signatures and only the memories not written yet
+    # are read (after one change, one memory's text, not a thousand); else, or if a memory changed between
+    # the outline and that read, the whole block in one statement.
+    known = context_cache.fragments(agent.id, fmt)
+    if outline is None and not paged:
+        outline = context.outline(agent.id, categories, **window, text=text)
+    read = context.fill(outline, known, agent.id, categories, **window, text=text) if outline else None
+    if outline is not None and read is not None:
+        items = outline.items()
+        starts = layout.section_starts(items)
+        page = context.Page([], len(items), None)
+        tokens, digest = sum(outline.tokens), outline.digest
+    else:
+        block = read = context.entries(agent.id, categories, **window, text=text)
+        page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
+        items, starts = layout.items(page.entries), layout.section_starts(layout.items(block))
+        tokens, digest = page.tokens, context.whole_digest(block, window["journal_window"])
+    if not paged:
+        context_cache.keep_digest(agent.id, fmt, kept_under, digest)
+    block_digest = digest.digest if not paged else context.page_digest(page.entries)
+    etag = context.etag(block_digest, shown | _paging(page, text), text=text)
+    frags = layout.fragments((sig for _, sig in items), known, read, text=text)
 
     if text:
-        body = context.render(
-            page,
-            starts=context.section_starts(block),
+        body = layout.render(
+            items,
+            frags,
+            starts=starts,
+            last=page.next_cursor is None,
             journal_days=days,
             delta_header=header,
             usage_line=usage_line,
         )
         rendered = body.encode()
     else:
-        memories = [context.memory_json(e) for e in page.entries]
-        out = _json_out(agent.name, days, args, rev, delta_out, usage, page, page.tokens, len(page.entries))
-        parts = {
-            section: json.dumps(
-                [m for m, e in zip(memories, page.entries, strict=True) if e.section == section],
-                ensure_ascii=False,
-            )
-            for section in context.SECTIONS
-        }
-        rendered = f'{{"core":{parts["core"]},"always":{parts["always"]},"journal":{parts["journal"]},{out[1:]}'.encode()
+        arrays = layout.json_sections(items, frags)
+        out = _json_out(agent.name, days, args, rev, delta_out, usage, page, tokens, len(items))
+        rendered = f'{{"core":{arrays["core"]},"always":{arrays["always"]},"journal":{arrays["journal"]},{out[1:]}'.encode()
     if not paged:
-        context_cache.put(agent.id, fmt, etag, rendered, _cache_bytes())
+        context_cache.put(agent.id, fmt, etag, rendered, frags, _cache_bytes())
     return _answer(rendered, etag, text)

@@ -7,17 +7,17 @@ each section oldest origin date first (id breaking ties), served by GET /api/v1/
 Built for a prompt cache and a conditional GET:
 
 - Each memory has a signature, a 64-bit hash of everything the block shows of it (`_signature`), and a
-  block's digest is their sum. PostgreSQL computes both where the rows are: `digest` is one aggregate
-  row, so the 304 path moves no memory; `entries` and `json_block` read the rows with the same sum in
-  the same statement. SQLite, in process, reads the text and signs it here.
+  block's digest is their sum. PostgreSQL computes both where the rows are: `outline` is one aggregate
+  row (the block's ids and signatures in order, and their sum), so the 304 path moves no text, and a
+  block read again after one change reads one memory's text (`fill`), not a thousand. SQLite, in
+  process, reads the text and signs it here.
+- models/retrieval/context_layout.py writes it: each memory's part once per signature, so a changed block
+  is written by writing only what changed and joining the rest, in the documented text layout or JSON.
 - `page` cuts the ordered entries by a token cap, resuming after a cursor: each memory falls on exactly
   one page, and the cursor is a position (section, origin, id), not a row, so a memory deleted between
   two pages moves nothing else.
 - `etag` hashes the digest and everything else the response shows, so it changes if and only if the
   block does.
-- `render` writes the documented text layout (docs/reference/api.md, "Context block"): stable sections, oldest
-  first, the often-changing usage line last, so what did not change is a byte-identical prefix; the pages'
-  texts, concatenated, are the unpaged text.
 """
 
 from __future__ import annotations
@@ -26,13 +26,26 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Date, Numeric, String, case, cast, func, select
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy import (
+    ColumnElement,
+    Date,
+    Integer,
+    String,
+    any_,
+    bindparam,
+    case,
+    cast,
+    func,
+    select,
+    type_coerce,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
+from sqlalchemy.types import NullType
 
 from models.db import db
 from models.errors import ValidationFailed
@@ -93,8 +106,8 @@ def _signature(text: bool) -> ColumnElement[Any]:
     """PostgreSQL: a memory's signature, computed where the row is — a 64-bit hash of everything the block
     shows of it, its text included (an origin's date in the text form, its time in JSON). The block's
     digest is the sum of its memories' signatures: the order is part of what each one signs (origin and
-    id), and a sum needs no sort, so the 304 path's digest is one aggregate row (`digest`) that moves
-    neither the text nor a row, and equals the rows' own sum (`page_digest`) by construction."""
+    id), and a sum is the same in any order, so `outline`'s aggregate row, which moves no text, equals the
+    rows' own sum (`page_digest`) by construction."""
     created = cast(cast(_T.c.created_at, Date), String) if text else cast(_T.c.created_at, String)
     shown = func.concat_ws(
         "|",
@@ -134,9 +147,10 @@ def _where(
     ]
 
 
-def _order() -> list[Any]:
-    section = case((_T.c.memory_type == "core", 0), (_T.c.memory_type == "journal", 2), else_=1)
-    return [section, _T.c.created_at, _T.c.id]
+def _order(c: Any) -> list[Any]:
+    """The block's order over the columns `c` (the table's, or a subquery's)."""
+    section = case((c.memory_type == "core", 0), (c.memory_type == "journal", 2), else_=1)
+    return [section, c.created_at, c.id]
 
 
 def _postgresql() -> bool:
@@ -151,51 +165,59 @@ def entries(
     journal_window: timedelta,
     text: bool,
     content: bool = True,
-    signed: bool = True,
     whole: Sequence[str] = (),
-) -> tuple[list[Entry], str | None]:
+) -> list[Entry]:
     """The block's memories in its order — active core memories, then the other active memories of the
     `whole` categories (those configured `context: all`), then active journals created within
     `journal_window` before `now`, in `categories` (None: those without one); soft-deleted rows never —
-    and, when `signed` is False on PostgreSQL, the whole block's digest (else None).
-
-    `content`: read the text. `signed`: each memory's signature; PostgreSQL, unsigned, sums them in the
-    statement instead (an uncorrelated subquery, run once, in the rows' own snapshot, so the digest is of
-    exactly these rows) and the entries carry 0. SQLite signs every row it reads, text and all."""
+    each with its signature, in one statement. `content`: read the text (SQLite reads it anyway: it signs
+    every row here)."""
     if not categories:
-        return [], "0" if not signed and _postgresql() else None
+        return []
     postgresql = _postgresql()
-    where = _where(agent_id, categories, now, journal_window, whole)
-    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, cast(_T.c.tags, String),
-               _T.c.category, _T.c.constitutional]  # fmt: skip
-    if postgresql:
-        columns.append(_signature(text).label("sig") if signed else _total(text, where).label("sig"))
-    if content or not postgresql:
-        columns.append(_T.c.content)
-    rows = db.session.execute(select(*columns).where(*where).order_by(*_order())).all()
-    block = [
-        Entry(
-            row.id,
-            row.memory_type,
-            row.created_at,
-            row.token_estimate,
-            json.loads(row.tags) if row.tags != "[]" else [],  # most have none: skip the parser
-            row.category,
-            bool(row.constitutional),
-            (row.sig if signed else 0) if postgresql else _python_signature(row, text),
-            row.content if content else None,
-        )
-        for row in rows
+    columns = [
+        _T.c.id,
+        _T.c.memory_type,
+        _T.c.created_at,
+        _T.c.token_estimate,
+        *_shown(content or not postgresql),
     ]
-    if postgresql and not signed:
-        return block, rows[0].sig if rows else "0"
-    return block, None
+    where = _where(agent_id, categories, now, journal_window, whole)
+    if not postgresql:
+        rows = db.session.execute(select(*columns).where(*where).order_by(*_order(_T.c))).all()
+        return [_entry(row, _python_signature(row, text), row.content if content else None) for row in rows]
+    rows = db.session.execute(
+        select(*columns, _signature(text).label("sig")).where(*where).order_by(*_order(_T.c))
+    ).all()
+    return [_entry(row, row.sig, row.content if content else None) for row in rows]
 
 
-def _total(text: bool, where: list[Any]) -> Any:
-    """The sum of the signatures of the rows `where` selects, as text: the block's digest."""
-    total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
-    return select(cast(total, String)).where(*where).scalar_subquery()
+def _shown(content: bool) -> list[Any]:
+    """What the block shows of a memory besides its place in the order (id, type, origin, tokens)."""
+    return [cast(_T.c.tags, String).label("tags"), _T.c.category, _T.c.constitutional] + (
+        [_T.c.content] if content else []
+    )
+
+
+def _entry(row: Any, sig: int, content: str | None) -> Entry:
+    return Entry(
+        row.id,
+        row.memory_type,
+        row.created_at,
+        row.token_estimate,
+        _tags(row.tags),
+        row.category,
+        bool(row.constitutional),
+        sig,
+        content,
+    )
+
+
+def _tags(value: Any) -> list[str]:
+    """A row's tags, read as JSON text (None when left out)."""
+    if not value or value == "[]":  # most have none: skip the parser
+        return []
+    return json.loads(value)
 
 
 class Digest(NamedTuple):
@@ -207,7 +229,24 @@ class Digest(NamedTuple):
     leaves_at: datetime | None
 
 
-def digest(
+@dataclass(frozen=True)
+class Outline:
+    """The block without what it shows: its memories' ids, signatures and tokens in its order (parallel
+    lists: a thousand memories are three lists, not a thousand objects), each section's count, its digest."""
+
+    ids: list[int]
+    sigs: list[int]
+    tokens: list[int]
+    counts: tuple[int, int, int]  # memories per section, in the order of SECTIONS
+    digest: Digest
+
+    def items(self) -> list[tuple[str, int]]:
+        """(section, signature) of each memory, in order: what `render` and `json_sections` write."""
+        sections = [name for name, count in zip(SECTIONS, self.counts, strict=True) for _ in range(count)]
+        return list(zip(sections, self.sigs, strict=True))
+
+
+def outline(
     agent_id: int,
     categories: Sequence[str | None],
     *,
@@ -215,94 +254,90 @@ def digest(
     journal_window: timedelta,
     text: bool,
     whole: Sequence[str] = (),
-) -> Digest | None:
-    """PostgreSQL: the whole block's digest in one row, no memory read. None elsewhere (`whole_digest` of
-    `entries` instead). Equal to `page_digest` of the whole block's entries."""
+) -> Outline | None:
+    """PostgreSQL: the whole block without what it shows of its memories — their ids, signatures and
+    tokens in the block's order and each section's count, signed where the rows are, in one aggregate
+    row — and its digest (equal to `page_digest` of `entries`). `fill` reads what the block shows of the
+    memories a caller has not written yet. None elsewhere."""
     if not _postgresql():
         return None
     if not categories:
-        return Digest("0", 0, None)
+        return Outline([], [], [], (0, 0, 0), Digest("0", 0, None))
     where = _where(agent_id, categories, now, journal_window, whole)
-    total = func.coalesce(func.sum(cast(_signature(text), Numeric)), 0)
-    oldest = func.min(_T.c.created_at).filter(_T.c.memory_type == "journal")
-    row = db.session.execute(select(cast(total, String), func.count(), oldest).where(*where)).one()
-    return Digest(row[0], int(row[1]), row[2] + journal_window if row[2] is not None else None)
+    section = case((_T.c.memory_type == "core", 0), (_T.c.memory_type == "journal", 2), else_=1)
+    signed = (
+        select(
+            _T.c.id,
+            section.label("section"),
+            _T.c.created_at,
+            _T.c.token_estimate,
+            _signature(text).label("sig"),
+        )
+        .where(*where)
+        .subquery()
+    )
+    c = signed.c
+
+    def array(column: Any) -> Any:
+        # Typeless: psycopg's lists as they come, without SQLAlchemy's per-item processing.
+        return type_coerce(
+            func.array_agg(aggregate_order_by(column, c.section, c.created_at, c.id)), NullType()
+        )
+
+    row = db.session.execute(
+        select(
+            array(c.id),
+            array(c.sig),
+            array(c.token_estimate),
+            func.count().filter(c.section == 0),
+            func.count().filter(c.section == 1),
+            func.count().filter(c.section == 2),
+            func.min(c.created_at).filter(c.section == 2),
+        )
+    ).one()
+    ids, sigs, tokens, core, always, journal, oldest = row
+    sigs = sigs or []
+    leaves_at = oldest + journal_window if oldest is not None else None
+    digest = Digest(str(sum(sigs)), len(sigs), leaves_at)
+    return Outline(ids or [], sigs, tokens or [], (core, always, journal), digest)
 
 
-def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:
-    """`digest` of the whole block's entries, read and signed here (SQLite)."""
-    journals = [e.created_at for e in block if e.section == "journal"]
-    return Digest(page_digest(block), len(block), min(journals) + journal_window if journals else None)
-
-
-class JsonBlock(NamedTuple):
-    core: str  # a JSON array of ContextMemory objects
-    always: str
-    journal: str
-    digest: str
-    memories: int
-    tokens: int
-
-
-def json_block(
+def fill(
+    outline_: Outline,
+    known: Collection[int],
     agent_id: int,
     categories: Sequence[str | None],
     *,
     now: datetime,
     journal_window: timedelta,
+    text: bool,
     whole: Sequence[str] = (),
-) -> JsonBlock | None:
-    """PostgreSQL: the whole block's memories as the JSON arrays of GET /context (`memory_json`'s
-    objects, written by the database, which builds a thousand in a fraction of what Python takes) with
-    its digest, in one statement; None elsewhere (render `entries`)."""
-    if not categories or not _postgresql():
+) -> list[Entry] | None:
+    """The memories of `outline_` whose signatures are not `known` (a caller's written fragments), read
+    whole by id and checked against the outline's signatures. None when a memory changed in between (read
+    the block with `entries`), or when most are unknown (one read of everything costs less)."""
+    wanted = {i: sig for i, sig in zip(outline_.ids, outline_.sigs, strict=True) if sig not in known}
+    if not wanted:
+        return []
+    if len(wanted) > len(outline_.ids) // 2:
         return None
+    ids = bindparam("ids", list(wanted), type_=ARRAY(Integer))
     where = _where(agent_id, categories, now, journal_window, whole)
-    memory = func.json_build_object(
-        "id", _T.c.id,
-        "memory_type", _T.c.memory_type,
-        "content", _T.c.content,
-        "origin_date", func.to_char(_T.c.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-        "tokens", _T.c.token_estimate,
-        "tags", _T.c.tags,
-        "category", _T.c.category,
-        "constitutional", _T.c.constitutional,
-    )  # fmt: skip
-
-    def array(kind: ColumnElement[bool]) -> Any:
-        ordered = func.json_agg(aggregate_order_by(memory, _T.c.created_at, _T.c.id))
-        return cast(func.coalesce(ordered.filter(kind), func.json_build_array()), String)
-
-    total = func.coalesce(func.sum(cast(_signature(False), Numeric)), 0)
-    row = db.session.execute(
-        select(
-            array(_T.c.memory_type == "core"),
-            array(_T.c.memory_type.not_in(("core", "journal"))),
-            array(_T.c.memory_type == "journal"),
-            cast(total, String),
-            func.count(),
-            func.coalesce(func.sum(_T.c.token_estimate), 0),
-        ).where(*where)
-    ).one()
-    return JsonBlock(row[0], row[1], row[2], row[3], int(row[4]), int(row[5]))
+    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, *_shown(True)]
+    rows = db.session.execute(
+        select(*columns, _signature(text).label("sig")).where(*where, _T.c.id == any_(ids))
+    ).all()
+    read = [_entry(row, row.sig, row.content) for row in rows if row.sig == wanted[row.id]]
+    return read if len(read) == len(wanted) else None
 
 
-def memory_json(entry: Entry) -> dict[str, Any]:
-    """A ContextMemory as JSON (what `json_block` writes on PostgreSQL), built directly: a block holds
-    thousands, and a model per memory cost more than the rest of the request."""
-    return {
-        "id": entry.id,
-        "memory_type": entry.memory_type,
-        "content": entry.content,
-        "origin_date": entry.created_at.isoformat(timespec="microseconds") + "Z",
-        "tokens": entry.tokens,
-        "tags": entry.tags,
-        "category": entry.category,
-        "constitutional": entry.constitutional,
-    }
+def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:
+    """The digest of the whole block's entries (what `outline` sums on PostgreSQL)."""
+    journals = [e.created_at for e in block if e.section == "journal"]
+    return Digest(page_digest(block), len(block), min(journals) + journal_window if journals else None)
 
 
-def page_digest(entries_: Sequence[Entry]) -> str:
+def page_digest(entries_: Iterable[Entry]) -> str:
     """The sum of the memories' signatures, as `digest` writes it."""
     return str(sum(e.sig for e in entries_))
 
@@ -348,72 +383,3 @@ def etag(block_digest: str, shown: dict[str, Any], *, text: bool) -> str:
     revision, paging: whatever else the response shows), so it changes if and only if the block does."""
     body = [FORMAT_VERSION, "text" if text else "json", block_digest, shown]
     return '"' + hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:40] + '"'
-
-
-HEADINGS = {
-    "core": "## Core memories",
-    "always": "## Always in context",
-    "journal": "## Journal, last {days} days",
-}
-
-
-def label(entry: Entry) -> str:
-    """`[#id · date · category · N tokens · constitutional · tags: a, b]`, the parts without a value left out."""
-    parts = [f"#{entry.id}", entry.created_at.date().isoformat()]
-    if entry.category:
-        parts.append(entry.category)
-    parts.append(f"{entry.tokens} tokens")
-    if entry.constitutional:
-        parts.append("constitutional")
-    if entry.tags:
-        parts.append("tags: " + ", ".join(entry.tags))
-    return "[" + " · ".join(parts) + "]"
-
-
-def _item(entry: Entry) -> str:
-    # Continuation lines are indented, so a memory's own line breaks never start a line of the layout.
-    lines = (entry.content or "").split("\n")
-    return f"{label(entry)} {lines[0]}\n" + "".join(f"  {line}\n" for line in lines[1:])
-
-
-def section_starts(block: Iterable[Entry]) -> set[int]:
-    """The ids of the first memory of each section: a heading precedes them, on whichever page they fall."""
-    seen: dict[str, int] = {}
-    for entry in block:
-        seen.setdefault(entry.section, entry.id)
-    return set(seen.values())
-
-
-def render(page_: Page, *, starts: set[int], journal_days: int, delta_header: str, usage_line: str) -> str:
-    """The text layout of docs/reference/api.md, "Context block": each section's heading before its first memory,
-    the memories oldest first, and on the last page the delta header and the usage line."""
-    out: list[str] = []
-    for entry in page_.entries:
-        if entry.id in starts:
-            out.append(HEADINGS[entry.section].format(days=journal_days) + "\n")
-        out.append(_item(entry))
-    if page_.next_cursor is None:
-        if delta_header:
-            heading, *bullets = delta_header.split("\n")
-            out.append("## " + heading.rstrip(":") + "\n" + "".join(b + "\n" for b in bullets))
-        out.append("## Budget\n" + usage_line + "\n")
-    return "".join(out)
-
-
-def usage_line(
-    core_tokens: int,
-    core_count: int,
-    budget: int,
-    last_refinement_at: datetime | None,
-    rev: int | None = None,
-) -> str:
-    """`1,234 of 5,000 core tokens (12 core memories), within budget; last refinement 2026-11-20 10:00 UTC`,
-    then `; thread rev 7` when a thread was named."""
-    state = "over budget" if core_tokens > budget else "within budget"
-    refined = (
-        f"last refinement {last_refinement_at.strftime('%Y-%m-%d %H:%M')} UTC"
-        if last_refinement_at
-        else "never refined"
-    )
-    line = f"{core_tokens:,} of {budget:,} core tokens ({core_count:,} core memories), {state}; {refined}"
-    return line + (f"; thread rev {rev}" if rev is not None else "")

@@ -10,11 +10,13 @@ import pytest
 import sqlalchemy as sa
 from freezegun import freeze_time
 
+from console.api import context_cache
 from models import AgentMemory, AuditLog, db, utcnow
 from models.agents.agent import Agent
 from models.changes.agent_settings import update_agent_settings
 from models.changes.mutations import (
     consolidate_memories,
+    create_memory,
     restore_memory,
     set_constitutional,
     soft_delete_memories,
@@ -22,6 +24,8 @@ from models.changes.mutations import (
 )
 from models.changes.patches import propose
 from models.changes.timemachine import rollback_operation
+from models.retrieval import context
+from models.retrieval import context_layout as layout
 from tests.api_support import bearer
 
 ADMIN = "admin:test"
@@ -417,3 +421,63 @@ def test_the_whole_block_as_json_equals_the_same_block_read_as_one_page(client, 
     for key in ("core", "journal", "usage", "agent", "journal_days", "rev", "delta"):
         assert whole[key] == one_page[key], key
     assert whole["page"] | {"max_tokens": 10**6} == one_page["page"]
+
+
+CHANGES = {
+    "content": lambda agent, m: update_memory(agent.id, m.id, actor=ADMIN, content="Revised, with ünïcode."),
+    "tags": lambda agent, m: update_memory(agent.id, m.id, actor=ADMIN, tags=["new", "tags"]),
+    "lock": lambda agent, m: set_constitutional(agent.id, m.id, True, actor=ADMIN),
+    "delete": lambda agent, m: soft_delete_memories(agent.id, [m.id], actor=ADMIN),
+    "create": lambda agent, m: create_memory(agent.id, "A new core memory.", actor=ADMIN),
+    "journal": lambda agent, m: create_memory(agent.id, "Journal.", actor=ADMIN, memory_type="journal"),
+}
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_block_rendered_from_kept_fragments_after_a_change_is_the_block_read_whole(
+    client, agent, headers, make_memory, fmt, change
+):
+    """After a change, the process reads and writes only the memories whose signatures it has not kept,
+    and joins the others' fragments: byte for byte, and ETag for ETag, what a process keeping nothing
+    answers."""
+    memories = [make_memory(agent, f"Core memory {i}.\nSecond line.", tags=["t"] * (i % 2)) for i in range(5)]
+    make_memory(agent, "An older journal.", memory_type="journal")
+    db.session.commit()
+    get(client, headers, format=fmt)  # kept: the body and each memory's fragment
+    CHANGES[change](agent, memories[2])
+    db.session.commit()
+    assembled = get(client, headers, format=fmt)
+    context_cache.clear()
+    whole = get(client, headers, format=fmt)
+    assert assembled.get_data() == whole.get_data()
+    assert assembled.headers["ETag"] == whole.headers["ETag"]
+
+
+def test_postgresql_reads_the_text_of_the_changed_memories_only_and_never_one_changed_since_its_outline(
+    agent, make_memory
+):
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite signs in process: it reads every row's text to sign it")
+    kept = make_memory(agent, "Kept as it was.", tags=["a"], category="preferences")
+    changed = make_memory(agent, "About to change.")
+    db.session.commit()
+    where = ([None, "preferences"],)
+    window = {"now": utcnow(), "journal_window": timedelta(days=7), "text": False}
+    first = context.entries(agent.id, *where, **window)
+    known = {e.sig: layout.fragment(e, text=False) for e in first}
+    update_memory(agent.id, changed.id, actor=ADMIN, content="Changed.")
+    db.session.commit()
+
+    outline = context.outline(agent.id, *where, **window)
+    assert outline.ids == [kept.id, changed.id] and outline.counts == (2, 0, 0)
+    assert outline.digest.digest == context.page_digest(context.entries(agent.id, *where, **window))
+    read = context.fill(outline, known, agent.id, *where, **window)
+    assert [(e.id, e.content) for e in read] == [(changed.id, "Changed.")]  # the kept one's text: not read
+    frags = layout.fragments(outline.sigs, known, read, text=False)
+    assert frags[outline.sigs[0]] == known[first[0].sig]
+
+    outline = context.outline(agent.id, *where, **window)
+    update_memory(agent.id, changed.id, actor=ADMIN, content="Changed again, after the outline.")
+    db.session.commit()
+    assert context.fill(outline, known, agent.id, *where, **window) is None  # read the block whole instead
