@@ -1,6 +1,6 @@
 """GET /api/v1/context over HTTP at 100, 1,000 and 5,000 core memories, beside memory.query in the same run.
 
-    .venv/bin/python -m bench.context [--sizes 100,1000,5000] [--requests 200] [--quick]
+    .venv/bin/python -m bench.context [--sizes 100,1000,5000] [--requests 200] [--quick] [--embeddings local]
 
 1. Creates a scratch PostgreSQL database (never the app's), upgraded with the Alembic revisions; per size
    one agent whose memories are COPYed in (benchmark database only: no audit records): that many core
@@ -113,14 +113,14 @@ def seed(agent_name: str, core: int, corpus: Corpus, rng: random.Random) -> None
         conn.execute("ANALYZE agent_memories")
 
 
-def start_gunicorn(redis_url: str, cache_mb: str) -> tuple[subprocess.Popen, int]:
+def start_gunicorn(redis_url: str, cache_mb: str, embeddings: str = "hashed") -> tuple[subprocess.Popen, int]:
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     env = dict(os.environ, DATABASE_URL=db_url(), SECRET_KEY="bench", REDIS_URL=redis_url,
-               API_RATE_LIMIT="1000000/minute", EMBEDDINGS="hashed", CONTEXT_CACHE_MB=cache_mb)  # fmt: skip
+               API_RATE_LIMIT="1000000/minute", EMBEDDINGS=embeddings, CONTEXT_CACHE_MB=cache_mb)  # fmt: skip
     gunicorn = Path(sys.executable).with_name("gunicorn")
     cmd = [str(gunicorn), "-w", "2", "-k", "gthread", "--threads", "4", "--preload",
-           "-b", f"fd://{listener.fileno()}", "--log-level", "warning", "wsgi:app"]  # fmt: skip
+           "-b", f"fd://{listener.fileno()}", "--log-level", "warning", "--timeout", "300", "--keep-alive", "300", "wsgi:app"]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, pass_fds=(listener.fileno(),), start_new_session=True)
     listener.close()
     deadline = time.monotonic() + 30
@@ -221,7 +221,7 @@ def run(args) -> dict:
             seed(f"bench-context-{size}", size, corpus, rng)
         ports = {}
         for name, cache_mb in (("fresh", "0"), ("kept", "64")):
-            proc, ports[name] = start_gunicorn(args.redis_url, cache_mb)
+            proc, ports[name] = start_gunicorn(args.redis_url, cache_mb, args.embeddings)
             procs.append(proc)
         for size in sizes:
             result = measure(ports, tokens[size], args.requests, corpus, rng)
@@ -239,6 +239,7 @@ def run(args) -> dict:
         "generated": datetime.now(UTC).strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "requests": args.requests,
+        "embeddings": args.embeddings,
         "note": args.note,
         "rows": rows,
     }
@@ -248,7 +249,8 @@ def section(result: dict) -> str:
     lines = [
         "## The context block (GET /api/v1/context)",
         "",
-        f"`python -m bench.context --requests {result['requests']}` ({result['generated']}, {result['machine']}): "
+        f"`python -m bench.context --requests {result['requests']} --embeddings {result.get('embeddings', 'hashed')}` "
+        f"({result['generated']}, {result['machine']}): "
         "per size one agent with that many core memories, 20 journals of the week and 5,000 semantic memories, "
         "on PostgreSQL behind gunicorn (2 workers x 4 threads); each call sent that many times, interleaved, "
         "timed at the client (ms). *Rendered*: a server keeping no rendering (CONTEXT_CACHE_MB=0), so every "
@@ -281,6 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200, help="of each call, per size")
     parser.add_argument("--quick", action="store_true", help="30 requests of each: a rehearsal")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument(
+        "--embeddings",
+        default="hashed",
+        choices=("hashed", "local"),
+        help="the servers' embedder: memory.query embeds its question with it (local: the MiniLM of the "
+        "local-embeddings extra; the memories are not embedded, so its dense step searches nothing)",
+    )
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     parser.add_argument(
         "--note",

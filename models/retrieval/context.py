@@ -29,6 +29,7 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
@@ -131,11 +132,11 @@ def _python_signature(row: Any, text: bool) -> int:
     return int(_md5("|".join(map(str, parts)))[:16], 16)
 
 
-def _where(
-    agent_id: int, categories: Sequence[str | None], now: datetime, window: timedelta, whole: Sequence[str]
-) -> list[Any]:
+def _where(agent_id: Any, categories: Sequence[str | None], since: Any, whole: Sequence[str]) -> list[Any]:
+    """The block's rows: `agent_id` and `since` (the journal window's start) are values or bind
+    parameters (the statements built once below)."""
     core = _T.c.memory_type == "core"
-    journal = (_T.c.memory_type == "journal") & (_T.c.created_at >= now - window)
+    journal = (_T.c.memory_type == "journal") & (_T.c.created_at >= since)
     shown = core | journal
     if whole:  # every other memory of a `context: all` category
         shown = shown | (_T.c.memory_type.not_in(("core", "journal")) & _T.c.category.in_(list(whole)))
@@ -182,7 +183,7 @@ def entries(
         _T.c.token_estimate,
         *_shown(content or not postgresql),
     ]
-    where = _where(agent_id, categories, now, journal_window, whole)
+    where = _where(agent_id, categories, now - journal_window, whole)
     if not postgresql:
         rows = db.session.execute(select(*columns).where(*where).order_by(*_order(_T.c))).all()
         return [_entry(row, _python_signature(row, text), row.content if content else None) for row in rows]
@@ -263,43 +264,38 @@ def outline(
         return None
     if not categories:
         return Outline([], [], [], (0, 0, 0), Digest("0", 0, None))
-    where = _where(agent_id, categories, now, journal_window, whole)
-    section = case((_T.c.memory_type == "core", 0), (_T.c.memory_type == "journal", 2), else_=1)
-    signed = (
-        select(
-            _T.c.id,
-            section.label("section"),
-            _T.c.created_at,
-            _T.c.token_estimate,
-            _signature(text).label("sig"),
-        )
-        .where(*where)
-        .subquery()
-    )
-    c = signed.c
-
-    def array(column: Any) -> Any:
-        # Typeless: psycopg's lists as they come, without SQLAlchemy's per-item processing.
-        return type_coerce(
-            func.array_agg(aggregate_order_by(column, c.section, c.created_at, c.id)), NullType()
-        )
-
-    row = db.session.execute(
-        select(
-            array(c.id),
-            array(c.sig),
-            array(c.token_estimate),
-            func.count().filter(c.section == 0),
-            func.count().filter(c.section == 1),
-            func.count().filter(c.section == 2),
-            func.min(c.created_at).filter(c.section == 2),
-        )
-    ).one()
+    statement = _outline_statement(text, tuple(categories), tuple(whole))
+    row = db.session.execute(statement, {"agent_id": agent_id, "since": now - journal_window}).one()
     ids, sigs, tokens, core, always, journal, oldest = row
     sigs = sigs or []
     leaves_at = oldest + journal_window if oldest is not None else None
     digest = Digest(str(sum(sigs)), len(sigs), leaves_at)
     return Outline(ids or [], sigs, tokens or [], (core, always, journal), digest)
+
+
+@lru_cache(maxsize=64)
+def _outline_statement(text: bool, categories: tuple[str | None, ...], whole: tuple[str, ...]) -> Any:
+    """`outline`'s statement, built once per format and categories and bound at each run: on a read after a
+    change, building and keying it cost about as much as the database's work."""
+    where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
+    section = case((_T.c.memory_type == "core", 0), (_T.c.memory_type == "journal", 2), else_=1)
+    columns = [_T.c.id, section.label("section"), _T.c.created_at, _T.c.token_estimate]
+    c = select(*columns, _signature(text).label("sig")).where(*where).subquery().c
+
+    def array(column: Any) -> Any:
+        # Typeless: psycopg's lists as they come, without SQLAlchemy's per-item processing.
+        ordered = func.array_agg(aggregate_order_by(column, c.section, c.created_at, c.id))
+        return type_coerce(ordered, NullType())
+
+    return select(
+        array(c.id),
+        array(c.sig),
+        array(c.token_estimate),
+        func.count().filter(c.section == 0),
+        func.count().filter(c.section == 1),
+        func.count().filter(c.section == 2),
+        func.min(c.created_at).filter(c.section == 2),
+    )
 
 
 def fill(
@@ -321,14 +317,20 @@ def fill(
         return []
     if len(wanted) > len(outline_.ids) // 2:
         return None
-    ids = bindparam("ids", list(wanted), type_=ARRAY(Integer))
-    where = _where(agent_id, categories, now, journal_window, whole)
-    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, *_shown(True)]
-    rows = db.session.execute(
-        select(*columns, _signature(text).label("sig")).where(*where, _T.c.id == any_(ids))
-    ).all()
+    statement = _fill_statement(text, tuple(categories), tuple(whole))
+    params = {"agent_id": agent_id, "since": now - journal_window, "ids": list(wanted)}
+    rows = db.session.execute(statement, params).all()
     read = [_entry(row, row.sig, row.content) for row in rows if row.sig == wanted[row.id]]
     return read if len(read) == len(wanted) else None
+
+
+@lru_cache(maxsize=64)
+def _fill_statement(text: bool, categories: tuple[str | None, ...], whole: tuple[str, ...]) -> Any:
+    """`fill`'s statement, built once like `outline`'s."""
+    where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
+    ids = bindparam("ids", type_=ARRAY(Integer))
+    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, *_shown(True)]
+    return select(*columns, _signature(text).label("sig")).where(*where, _T.c.id == any_(ids))
 
 
 def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:
