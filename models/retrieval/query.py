@@ -10,6 +10,10 @@ from its stages, each in a module of its own:
 - the request's filters (models/retrieval/filters.py);
 - the ranking: relevance, recency, importance, per-category caps and the relations boost
   (models/retrieval/ranking.py).
+
+After it, a second hop for the questions one ranking cannot answer: the memories of the span of days a
+question asks about, around its best hits' days (models/retrieval/timeline.py), or those the names its
+best hit carries lead to (models/retrieval/bridging.py).
 """
 
 from __future__ import annotations
