@@ -284,16 +284,12 @@ def _spanned(
     dialect = db.session.get_bind().dialect.name
     names = [c for c in categories if c is not None]
     stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
+    seen = {"agent_id": agent_id, "categories": _categories_param(dialect, names), **filter_params(filters)}
     anchors = hits[: timeline.ANCHORS]
     spans = []
     for anchor in anchors:
         start, end = timeline.reach(anchor, span)
-        params = {
-            "agent_id": agent_id,
-            "categories": _categories_param(dialect, names),
-            **filter_params(filters),
-        }
-        params |= {"span_user": anchor.user_id, "span_from": start, "span_to": end}
+        params = seen | {"span_user": anchor.user_id, "span_from": start, "span_to": end}
         rows = [Hit(*row) for row in db.session.execute(stmt, params)]
         spans.append(timeline.in_window(anchor, span, rows))
     inside = timeline.interleaved(spans)
