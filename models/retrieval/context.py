@@ -33,6 +33,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     Date,
     Integer,
@@ -46,6 +47,7 @@ from sqlalchemy import (
     type_coerce,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
+from sqlalchemy.dialects.postgresql import array as pg_array
 from sqlalchemy.types import NullType
 
 from models.db import db
@@ -266,11 +268,11 @@ def outline(
         return Outline([], [], [], (0, 0, 0), Digest("0", 0, None))
     statement = _outline_statement(text, tuple(categories), tuple(whole))
     row = db.session.execute(statement, {"agent_id": agent_id, "since": now - journal_window}).one()
-    ids, sigs, tokens, core, always, journal, oldest = row
-    sigs = sigs or []
+    triples, core, always, journal, oldest = row
+    ids, sigs, tokens = (list(column) for column in zip(*triples, strict=True)) if triples else ([], [], [])
     leaves_at = oldest + journal_window if oldest is not None else None
     digest = Digest(str(sum(sigs)), len(sigs), leaves_at)
-    return Outline(ids or [], sigs, tokens or [], (core, always, journal), digest)
+    return Outline(ids, sigs, tokens, (core, always, journal), digest)
 
 
 @lru_cache(maxsize=64)
@@ -282,15 +284,12 @@ def _outline_statement(text: bool, categories: tuple[str | None, ...], whole: tu
     columns = [_T.c.id, section.label("section"), _T.c.created_at, _T.c.token_estimate]
     c = select(*columns, _signature(text).label("sig")).where(*where).subquery().c
 
-    def array(column: Any) -> Any:
-        # Typeless: psycopg's lists as they come, without SQLAlchemy's per-item processing.
-        ordered = func.array_agg(aggregate_order_by(column, c.section, c.created_at, c.id))
-        return type_coerce(ordered, NullType())
-
+    # One array of (id, signature, tokens) triples: one sort where three arrays took three. Typeless:
+    # psycopg's lists as they come, without SQLAlchemy's per-item processing.
+    triple = pg_array([cast(c.id, BigInteger), c.sig, cast(c.token_estimate, BigInteger)])
+    ordered = func.array_agg(aggregate_order_by(triple, c.section, c.created_at, c.id))
     return select(
-        array(c.id),
-        array(c.sig),
-        array(c.token_estimate),
+        type_coerce(ordered, NullType()),
         func.count().filter(c.section == 0),
         func.count().filter(c.section == 1),
         func.count().filter(c.section == 2),
