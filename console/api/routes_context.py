@@ -158,9 +158,16 @@ def get_context(args: ContextArgs):
     kept_under = (agent.block_version, tuple(categories), tuple(window["whole"]), days)
     whole = None
     outline: context.Outline | None = None  # PostgreSQL, unpaged: the block's signatures, no text read
+    known = context_cache.fragments(agent.id, fmt)  # what this process wrote of each memory, by signature
     if not paged:
         whole = context_cache.digest(agent.id, fmt, kept_under, window["now"])
-        if whole is None and (outline := context.outline(agent.id, categories, **window, text=text)):
+        # The outline decides a 304 without reading any text, and says which memories this process has not
+        # written yet; asked for neither, one read of the whole block costs less.
+        if (
+            whole is None
+            and (conditional or known)
+            and (outline := context.outline(agent.id, categories, **window, text=text))
+        ):
             whole = outline.digest
             context_cache.keep_digest(agent.id, fmt, kept_under, whole)
     if whole is not None:  # unpaged, the digest kept or summed in one row: no text read for the ETag
@@ -186,8 +193,7 @@ def get_context(args: ContextArgs):
     # PostgreSQL, unpaged, the outline gives the block's signatures and only the memories not written yet
     # are read (after one change, one memory's text, not a thousand); else, or if a memory changed between
     # the outline and that read, the whole block in one statement.
-    known = context_cache.fragments(agent.id, fmt)
-    if outline is None and not paged:
+    if outline is None and not paged and known:
         outline = context.outline(agent.id, categories, **window, text=text)
     read = context.fill(outline, known, agent.id, categories, **window, text=text) if outline else None
     if outline is not None and read is not None:
