@@ -204,7 +204,9 @@ def get_context(args: ContextArgs):
     else:
         block = read = context.entries(agent.id, categories, **window, text=text)
         page = context.page(block, cursor=args.cursor, max_tokens=args.max_tokens)
-        items, starts = layout.items(page.entries), layout.section_starts(layout.items(block))
+        block_items = layout.items(block)
+        items = layout.items(page.entries) if paged else block_items
+        starts = layout.section_starts(block_items)
         tokens, digest = page.tokens, context.whole_digest(block, window["journal_window"])
     if not paged:
         context_cache.keep_digest(agent.id, fmt, kept_under, digest)
