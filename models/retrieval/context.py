@@ -43,6 +43,7 @@ from sqlalchemy import (
     case,
     cast,
     func,
+    null,
     select,
     type_coerce,
 )
@@ -178,41 +179,47 @@ def entries(
     if not categories:
         return []
     postgresql = _postgresql()
-    columns = [
+    statement = _entries_statement(postgresql, text, content, tuple(categories), tuple(whole))
+    rows = db.session.execute(statement, {"agent_id": agent_id, "since": now - journal_window}).all()
+    if not postgresql:
+        return [_entry(row, _python_signature(row, text), row[-1] if content else None) for row in rows]
+    return [_entry(row, row[-1], row[-2]) for row in rows]
+
+
+@lru_cache(maxsize=64)
+def _entries_statement(
+    postgresql: bool, text: bool, content: bool, categories: tuple[str | None, ...], whole: tuple[str, ...]
+) -> Any:
+    """`entries`' statement, built once per database, format and categories and bound at each run (like
+    `outline`'s). Its columns are `_columns()`'s, then on PostgreSQL the content (NULL when not asked) and the
+    signature; on SQLite the content, which it signs in process."""
+    where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
+    if postgresql:
+        shown = _T.c.content if content else null()
+        columns = [*_columns(), shown, _signature(text)]
+    else:
+        columns = [*_columns(), _T.c.content]
+    return select(*columns).where(*where).order_by(*_order(_T.c))
+
+
+def _columns() -> list[Any]:
+    """What the block shows of a memory but its text, in `_entry`'s order."""
+    return [
         _T.c.id,
         _T.c.memory_type,
         _T.c.created_at,
         _T.c.token_estimate,
-        *_shown(content or not postgresql),
+        cast(_T.c.tags, String).label("tags"),
+        _T.c.category,
+        _T.c.constitutional,
     ]
-    where = _where(agent_id, categories, now - journal_window, whole)
-    if not postgresql:
-        rows = db.session.execute(select(*columns).where(*where).order_by(*_order(_T.c))).all()
-        return [_entry(row, _python_signature(row, text), row.content if content else None) for row in rows]
-    rows = db.session.execute(
-        select(*columns, _signature(text).label("sig")).where(*where).order_by(*_order(_T.c))
-    ).all()
-    return [_entry(row, row.sig, row.content if content else None) for row in rows]
 
 
-def _shown(content: bool) -> list[Any]:
-    """What the block shows of a memory besides its place in the order (id, type, origin, tokens)."""
-    return [cast(_T.c.tags, String).label("tags"), _T.c.category, _T.c.constitutional] + (
-        [_T.c.content] if content else []
-    )
-
-
-def _entry(row: Any, sig: int, content: str | None) -> Entry:
+def _entry(row: Sequence[Any], sig: int, content: str | None) -> Entry:
+    """An entry of a row whose first columns are `_columns()`'s."""
+    memory_id, memory_type, created_at, tokens, tags, category, constitutional = row[:7]
     return Entry(
-        row.id,
-        row.memory_type,
-        row.created_at,
-        row.token_estimate,
-        _tags(row.tags),
-        row.category,
-        bool(row.constitutional),
-        sig,
-        content,
+        memory_id, memory_type, created_at, tokens, _tags(tags), category, bool(constitutional), sig, content
     )
 
 
@@ -319,7 +326,7 @@ def fill(
     statement = _fill_statement(text, tuple(categories), tuple(whole))
     params = {"agent_id": agent_id, "since": now - journal_window, "ids": list(wanted)}
     rows = db.session.execute(statement, params).all()
-    read = [_entry(row, row.sig, row.content) for row in rows if row.sig == wanted[row.id]]
+    read = [_entry(row, row[-1], row[-2]) for row in rows if row[-1] == wanted[row[0]]]
     return read if len(read) == len(wanted) else None
 
 
@@ -328,8 +335,7 @@ def _fill_statement(text: bool, categories: tuple[str | None, ...], whole: tuple
     """`fill`'s statement, built once like `outline`'s."""
     where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
     ids = bindparam("ids", type_=ARRAY(Integer))
-    columns = [_T.c.id, _T.c.memory_type, _T.c.created_at, _T.c.token_estimate, *_shown(True)]
-    return select(*columns, _signature(text).label("sig")).where(*where, _T.c.id == any_(ids))
+    return select(*_columns(), _T.c.content, _signature(text)).where(*where, _T.c.id == any_(ids))
 
 
 def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:
