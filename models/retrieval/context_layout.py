@@ -46,7 +46,7 @@ def _json_object(entry: Entry) -> str:
     cost more than the rest of that request's work on them."""
     content = "null" if entry.content is None else _string(entry.content)
     category = "null" if entry.category is None else _string(entry.category)
-    tags = "[" + ", ".join(map(_string, entry.tags)) + "]"
+    tags = "[" + ", ".join(map(_string, entry.tags)) + "]" if entry.tags else "[]"
     origin = entry.created_at.isoformat(timespec="microseconds")
     return (
         f'{{"id": {entry.id}, "memory_type": {_string(entry.memory_type)}, "content": {content}, '
@@ -60,7 +60,10 @@ def fragments(
 ) -> dict[int, str]:
     """Each memory's fragment by signature: those in `known` as they were written (a signature signs all
     the fragment shows), the others written now from `read` (which holds every memory `known` lacks)."""
-    written = {e.sig: fragment(e, text=text) for e in read if e.sig not in known}
+    write = _item if text else _json_object
+    written = {e.sig: write(e) for e in read if e.sig not in known}
+    if not known:  # a first read: everything was just written (the extra entries of other pages harm none)
+        return written
     return {sig: known[sig] if sig in known else written[sig] for sig in sigs}
 
 
