@@ -106,6 +106,15 @@ class AgentMemory(Model):
             sqlite_where=text("memory_type = 'core' AND deleted_at IS NULL"),
         ),
         Index("ix_agent_memories_purge_at", "purge_at"),
+        # The context block's `context: all` categories, found without reading the agent's other memories
+        # (migration 0025).
+        Index(
+            "ix_agent_memories_agent_category_active",
+            "agent_id",
+            "category",
+            postgresql_where=text("deleted_at IS NULL"),
+            sqlite_where=text("deleted_at IS NULL"),
+        ),
         # The console's locked (constitutional) count per agent, read without the rows (migration 0014).
         Index(
             "ix_agent_memories_locked_active",
