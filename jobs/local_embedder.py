@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from infra.heap import settle
+
 log = logging.getLogger(__name__)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # The export's format: a change to `onnx_model` or `_mean_pooled` bumps it, so no process loads a file
@@ -84,6 +86,7 @@ class LocalMiniLM:
         # The one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward", and
         # the precision of the weights it computes with (benchmarks show it).
         self.path, self.precision = "", "float32"
+        settle()  # the model lives as long as the process: no collection visits it (infra/heap.py)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
@@ -110,6 +113,7 @@ class LocalMiniLM:
                     continue
                 self._runner, self.path = runner, path
                 self.precision = "bfloat16" if "bfloat16" in path else "float32"
+                settle()  # the session or trace, like the model (infra/heap.py)
                 return runner
             log.warning("embeddings: one text through the model's forward pass")
             self._runner, self.path = self.forward, "forward"

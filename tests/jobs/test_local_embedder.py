@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import sys
 import threading
@@ -70,6 +71,10 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     assert fact @ paraphrase > fact @ other
     facts = embedder.embed(FACTS)
     assert list(np.argmax(one_by_one[:2] @ facts.T, axis=1)) == list(np.argmax(batch[:2] @ facts.T, axis=1))
+    # The model and its one-text path live as long as the process: no later collection visits them.
+    visited = {id(o) for generation in range(3) for o in gc.get_objects(generation=generation)}
+    assert id(embedder._model) not in visited and id(embedder._runner) not in visited
+    gc.unfreeze()  # the test process's objects go back to the collector
 
 
 def test_questions_asked_at_once_from_many_threads_choose_one_path_and_get_the_same_vectors(monkeypatch):
