@@ -33,6 +33,14 @@ def offline_export_cache(tmp_path_factory):
         yield
 
 
+@pytest.fixture(autouse=True)
+def unfrozen():
+    """Loading the model settles the process (infra/heap.py); the test process's objects go back to the
+    collector after each test."""
+    yield
+    gc.unfreeze()
+
+
 @pytest.fixture
 def no_onnx(monkeypatch):
     """onnxruntime not installed: its import fails."""
@@ -74,7 +82,6 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     # The model and its one-text path live as long as the process: no later collection visits them.
     visited = {id(o) for generation in range(3) for o in gc.get_objects(generation=generation)}
     assert id(embedder._model) not in visited and id(embedder._runner) not in visited
-    gc.unfreeze()  # the test process's objects go back to the collector
 
 
 def test_questions_asked_at_once_from_many_threads_choose_one_path_and_get_the_same_vectors(monkeypatch):
