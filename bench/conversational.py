@@ -85,7 +85,7 @@ class Console:
         from jobs.embeddings import get_embedder
 
         self.embedder = get_embedder()  # one per process: a second set reuses the first's
-        self.embedder.embed(["warm up"])
+        self.embedder.embed(["warm up"], query=True)
         Console.embedder_rss_mb = Console.embedder_rss_mb or round(rss_mb() - before, 1)
         self.agents: dict[str, int] = {}
         self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
@@ -114,7 +114,7 @@ class Console:
         dense = None
         if mode != "lexical":
             started = time.perf_counter()
-            vector = self.embedder.embed([question])[0]  # no cache: every question pays its embedding
+            vector = self.embedder.embed([question], query=True)[0]  # no cache: each question pays it
             self.embed_ms.append((time.perf_counter() - started) * 1000)
             dense = (self.embedder.label, vector)
         hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
@@ -228,7 +228,9 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
                 row["embed_share"] = round(sum(console.embed_ms) / sum(times[system]), 2)
                 row["embedder_rss_mb"] = console.embedder_rss_mb
                 row["embedder"] = (
-                    f"{console.embedder.label}, {getattr(console.embedder, 'precision', '')}".rstrip(", ")
+                    f"{console.embedder.label}, questions {getattr(console.embedder, 'question_path', '')}".rstrip(
+                        ", "
+                    )
                 )
             rows.append(row)
         return {
@@ -266,7 +268,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, bridges: bool = Fals
         for agent in agents:
             console.add(agent["key"], agent["memories"])
             for question in agent["questions"]:
-                vector = console.embedder.embed([question["text"]])[0]
+                vector = console.embedder.embed([question["text"]], query=True)[0]
                 asked.append((agent["key"], question, (console.embedder.label, vector)))
         rows = []
         default = fusion.MIX_LEXICAL

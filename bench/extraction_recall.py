@@ -148,7 +148,7 @@ def run(set_name: str, seed: int, max_agents: int | None) -> dict:
 def _search(console: Console, key: str, question: str) -> list:
     from models.retrieval import query
 
-    vector = console.embedder.embed([question])[0]
+    vector = console.embedder.embed([question], query=True)[0]
     hits = query.search(console.agents[key], text=question, categories=[CATEGORY], top_k=10,
                         dense=(console.embedder.label, vector))  # fmt: skip
     console.db.session.rollback()

@@ -325,12 +325,12 @@ def main(argv: list[str] | None = None) -> int:
                 from jobs.embeddings import get_embedder
 
                 embedder = get_embedder("local")
-                for q in asked[-5:]:  # warm-up, one text at a time as below (the first traces the model)
-                    embedder.embed([q])
+                for q in asked[-5:]:  # warm-up, one question at a time as below (the first builds its path)
+                    embedder.embed([q], query=True)
                 timings = []
                 for q in asked[:100]:
                     started = time.perf_counter()
-                    embedder.embed([q])
+                    embedder.embed([q], query=True)
                     timings.append((time.perf_counter() - started) * 1000)
                 results["embed_question_ms"] = {"model": embedder.label, "p50": pct(timings, 0.5),
                                                 "p95": pct(timings, 0.95)}  # fmt: skip

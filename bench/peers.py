@@ -165,7 +165,7 @@ class Console:
         db.session.commit()
         self.agent_id, self.db = agent.id, db
         self.embedder = get_embedder()
-        self.embedder.embed(["warm up"])
+        self.embedder.embed(["warm up"], query=True)
         self.ids: list[int] = []
         self.position: dict[int, int] = {}  # memory id -> the index of its text
 
@@ -184,7 +184,7 @@ class Console:
     def search(self, question: str) -> list[int]:
         from models.retrieval import query
 
-        vector = self.embedder.embed([question])[0]  # no cache: every question pays its embedding
+        vector = self.embedder.embed([question], query=True)[0]  # no cache: each question pays it
         hits = query.search(self.agent_id, text=question, categories=["profile"], filters={"user_id": "u1"},
                             top_k=10, dense=(self.embedder.label, vector))  # fmt: skip
         self.db.session.rollback()

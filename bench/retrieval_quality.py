@@ -205,12 +205,12 @@ def run_database(url: str, texts: list[str], cases, mixes: list[float]) -> tuple
 
 
 def question_path(embedder, questions: list[str]) -> dict:
-    """A question on the request path is embedded alone (the local model: through its trace, in bfloat16
-    where the CPU has it), memories in batches: the least cosine between the two vectors of each question."""
-    alone = np.vstack([embedder.embed([q]) for q in questions])
+    """A question on the request path is embedded alone as a question (the local model: through its int8
+    export where it agrees), memories in batches: the least cosine between the two vectors of each question."""
+    alone = np.vstack([embedder.embed([q], query=True) for q in questions])
     batch = embedder.embed(questions)
     return {
-        "precision": getattr(embedder, "precision", "float32"),
+        "precision": getattr(embedder, "question_path", "") or getattr(embedder, "precision", "float32"),
         "least_cosine": round(float(np.min(np.sum(alone * batch, axis=1))), 5),
     }
 
@@ -290,7 +290,7 @@ def question_note(path: dict) -> str:
     if not path:
         return ""
     return (
-        f" Each question is embedded alone, as a request does ({path['precision']} weights); its vector is within "
+        f" Each question is embedded alone, as a request does ({path['precision']}); its vector is within "
         f"a cosine of {path['least_cosine']} of the same question's in a batch (float32, as memories are embedded)."
     )
 

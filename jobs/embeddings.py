@@ -42,7 +42,7 @@ class Embedder(Hashable, Protocol):  # hashable: query vectors are cached per em
     label: str
     dims: int
 
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray: ...
 
 
 class HashedBagOfWords:
@@ -59,7 +59,8 @@ class HashedBagOfWords:
         words = normalise(text).split()
         return words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        """A question is hashed as any text (`query` is the protocol's)."""
         matrix = np.zeros((len(texts), self.dims), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature in self._features(text):
@@ -171,10 +172,7 @@ def semantic_embedder() -> Embedder | None:
 
 @lru_cache(maxsize=QUERY_CACHE_SIZE)
 def _query_vector(embedder: Embedder, text: str) -> np.ndarray:
-    if isinstance(embedder, OpenAIEmbeddings):
-        vector = embedder.embed([text], query=True)[0]
-    else:
-        vector = embedder.embed([text])[0]
+    vector = embedder.embed([text], query=True)[0]  # a question: each embedder's way for one
     vector.setflags(write=False)  # shared by every request that asks the same question
     return vector
 

@@ -64,9 +64,13 @@ class LocalMiniLM:
     # Intra-op threads of the session: two where there are two cores, quicker than one at p50 and p95
     # even with other work on the machine (bench.embedders); concurrent runs share the session's pool.
     ONNX_THREADS = min(2, os.cpu_count() or 1)
-    # int8 dynamic quantisation of the export: quicker still, but its vectors stray to a cosine of 0.95
-    # from the model's, far under ONNX_AGREEMENT (bench.embedders).
-    ONNX_QUANTISED = False
+    # A question (`embed([text], query=True)`: memory.query's) takes int8 dynamic quantisation of the
+    # export where it agrees with the model to QUESTION_AGREEMENT: its vectors stray to a cosine of 0.93 to
+    # 0.98 from the model's, yet rank the stored vectors — always float32, the model's own — as the
+    # model's question vectors do: recall@10 on the development conversations 0.965 against 0.963, in
+    # 2.1 ms a question against 3.5 (`python -m bench.conversational --set life_log`, docs/benchmarks.md,
+    # "Conversational sets"). Never a stored vector: those must all be the model's, to be compared.
+    QUESTION_AGREEMENT = 0.9
     # A bfloat16 trace must give each check text a vector this near the model's own (cosine).
     BF16_AGREEMENT = 0.9999
 
@@ -82,15 +86,20 @@ class LocalMiniLM:
         # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
         self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
+        self._question: Runner | None = None  # a question's path, None: not chosen yet (`_choose_question`)
         self._choosing = threading.Lock()
         # The one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward", and
         # the precision of the weights it computes with (benchmarks show it).
         self.path, self.precision = "", "float32"
+        self.question_path = ""  # "onnx (int8, ...)", or the one-text path's where int8 is not kept
         settle()  # the model lives as long as the process: no collection visits it (infra/heap.py)
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        """Normalised vectors of `texts`; `query`: one question, not a text to store (QUESTION_AGREEMENT)."""
         if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
             return normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
+        if query:
+            return (self._question or self._choose_question())(texts[0])
         runner = self._runner or self._choose()
         return runner(texts[0])
 
@@ -119,6 +128,27 @@ class LocalMiniLM:
             self._runner, self.path = self.forward, "forward"
             return self._runner
 
+    def _choose_question(self) -> Runner:
+        """The int8 export where it agrees with the model to QUESTION_AGREEMENT on CHECKS, else the path of
+        any one text (`_choose`); tried once per process."""
+        runner: Runner | None = None
+        with self._choosing:
+            if self._question is not None:
+                return self._question
+            path = f"onnx (int8, {self.ONNX_THREADS} threads)"
+            try:
+                runner = self.onnx(self.tokens(), quantised=True, agreement=self.QUESTION_AGREEMENT)
+            except Exception as error:  # never worse than a stored text's path
+                log.warning("embeddings: no %s path for a question (%s)", path, error)
+        if runner is None:
+            runner = self._runner or self._choose()
+            path = self.path
+        with self._choosing:
+            if self._question is None:
+                self._question, self.question_path = runner, path
+                settle()  # the session, like the model (infra/heap.py)
+            return self._question
+
     def _candidates(self) -> list[tuple[str, Callable[[], Runner]]]:
         tokens = self.tokens()
         kinds = ["bfloat16", "float32"] if _native_bf16() else ["float32"]
@@ -138,20 +168,28 @@ class LocalMiniLM:
             log.warning("embeddings: no fast tokenizer (%s)", error)
         return lambda text: {name: self._features([text])[name].numpy() for name in INPUTS}
 
-    def onnx(self, tokens: Tokens, *, quantised: bool | None = None, threads: int | None = None) -> Runner:
-        """ONNX Runtime on the cached export (`onnx_model`), checked on CHECKS (or ValueError); ImportError
-        before any export where onnxruntime or onnx (which the export writes with) is not installed."""
+    def onnx(
+        self,
+        tokens: Tokens,
+        *,
+        quantised: bool = False,
+        threads: int | None = None,
+        agreement: float | None = None,
+    ) -> Runner:
+        """ONNX Runtime on the cached export (`onnx_model`), checked on CHECKS to `agreement` (default
+        ONNX_AGREEMENT; or ValueError); ImportError before any export where onnxruntime or onnx (which the
+        export writes with) is not installed."""
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
 
-        quantised = self.ONNX_QUANTISED if quantised is None else quantised
+        least = self.ONNX_AGREEMENT if agreement is None else agreement
         path = onnx_model(self._model, self._model_dir, quantised=quantised)
         session = onnx_session(path, threads or self.ONNX_THREADS)
 
         def run(text: str) -> np.ndarray:
             return normalised(session.run(None, tokens(text))[0])
 
-        self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= self.ONNX_AGREEMENT, "onnx")
+        self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= least, "onnx")
         return run
 
     def traced(self, kind: str, tokens: Tokens) -> Runner:

@@ -84,6 +84,31 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     assert id(embedder._model) not in visited and id(embedder._runner) not in visited
 
 
+def test_a_question_takes_the_int8_export_and_ranks_as_the_model_while_a_text_to_store_stays_the_models():
+    """memory.query's question: the int8 export, near the model's vector (QUESTION_AGREEMENT) and ranking
+    the stored vectors as the model's own question vector does; a text to store, alone or in a batch, is
+    never embedded that way (the stored vectors must all be the model's to be compared)."""
+    embedder = LocalMiniLM()
+    questions = np.vstack([embedder.embed([q], query=True) for q in QUESTIONS])
+    stored_alone = embedded_one_by_one(embedder)
+    model = embedder.embed(QUESTIONS)
+    assert embedder.question_path.startswith("onnx (int8") and embedder.path.startswith("onnx (float32")
+    assert agreement(questions, model) >= LocalMiniLM.QUESTION_AGREEMENT
+    assert agreement(stored_alone, model) >= LocalMiniLM.ONNX_AGREEMENT  # the float32 path, not int8
+    facts = embedder.embed(FACTS)
+    assert list(np.argmax(questions[:2] @ facts.T, axis=1)) == list(np.argmax(model[:2] @ facts.T, axis=1))
+
+
+def test_where_the_int8_export_strays_a_question_takes_a_stored_texts_path(monkeypatch):
+    """An int8 export that agrees less than QUESTION_AGREEMENT (another model, another quantiser) is not
+    kept: a question is then embedded exactly as a text to store."""
+    monkeypatch.setattr(LocalMiniLM, "QUESTION_AGREEMENT", 1.0)
+    embedder = LocalMiniLM()
+    question = embedder.embed([QUESTIONS[0]], query=True)
+    assert embedder.question_path == embedder.path and embedder.path.startswith("onnx (float32")
+    assert np.array_equal(question, embedder.embed([QUESTIONS[0]]))
+
+
 def test_questions_asked_at_once_from_many_threads_choose_one_path_and_get_the_same_vectors(monkeypatch):
     """memory.query runs in gunicorn threads: the first questions, asked together, choose the path once and
     each gets the vector it would get alone."""
