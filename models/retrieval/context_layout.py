@@ -17,8 +17,8 @@ from models.retrieval.context import SECTIONS, Entry
 
 
 def memory_json(entry: Entry) -> dict[str, Any]:
-    """A ContextMemory as JSON, built directly: a block holds thousands, and a model per memory cost more
-    than the rest of the request."""
+    """A ContextMemory's fields as JSON: the definition `_json_object` writes byte for byte without building
+    it (the property test of tests/models/retrieval/test_context_layout.py compares the two)."""
     return {
         "id": entry.id,
         "memory_type": entry.memory_type,
