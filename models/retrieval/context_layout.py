@@ -43,15 +43,17 @@ _string = encode_basestring
 def _json_object(entry: Entry) -> str:
     """`json.dumps(memory_json(entry), ensure_ascii=False)`, byte for byte (a property test holds them
     equal), written directly: a block's first read writes every memory, and json.dumps' per-call set-up
-    cost more than the rest of that request's work on them."""
-    content = "null" if entry.content is None else _string(entry.content)
-    category = "null" if entry.category is None else _string(entry.category)
-    tags = "[" + ", ".join(map(_string, entry.tags)) + "]" if entry.tags else "[]"
-    origin = entry.created_at.isoformat(timespec="microseconds")
+    cost more than the rest of that request's work on them. The entry is unpacked rather than read field by
+    field, and its time written by the plain `isoformat` (which leaves out a zero microsecond) — each a
+    tenth of this function's cost."""
+    memory_id, kind, created, tokens, tags, category, locked, _, content = entry
+    origin = created.isoformat() if created.microsecond else created.isoformat() + ".000000"
     return (
-        f'{{"id": {entry.id}, "memory_type": {_string(entry.memory_type)}, "content": {content}, '
-        f'"origin_date": "{origin}Z", "tokens": {entry.tokens}, "tags": {tags}, "category": {category}, '
-        f'"constitutional": {"true" if entry.constitutional else "false"}}}'
+        f'{{"id": {memory_id}, "memory_type": {_string(kind)}, '
+        f'"content": {"null" if content is None else _string(content)}, "origin_date": "{origin}Z", '
+        f'"tokens": {tokens}, "tags": {"[" + ", ".join(map(_string, tags)) + "]" if tags else "[]"}, '
+        f'"category": {"null" if category is None else _string(category)}, '
+        f'"constitutional": {"true" if locked else "false"}}}'
     )
 
 
