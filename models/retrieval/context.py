@@ -7,10 +7,10 @@ each section oldest origin date first (id breaking ties), served by GET /api/v1/
 Built for a prompt cache and a conditional GET:
 
 - Each memory has a signature, a 64-bit hash of everything the block shows of it (`_signature`), and a
-  block's digest is their sum. PostgreSQL computes both where the rows are: `outline` is one aggregate
-  row (the block's ids and signatures in order, and their sum), so the 304 path moves no text, and a
-  block read again after one change reads one memory's text (`fill`), not a thousand. SQLite, in
-  process, reads the text and signs it here.
+  block's digest is their sum. PostgreSQL keeps each memory's signatures with it (written at every write)
+  and sums them where the rows are: `outline` is one aggregate row (the block's ids and signatures in
+  order, and their sum), so the 304 path moves no text, and a block read again after one change reads
+  one memory's text (`fill`), not a thousand. SQLite, in process, reads the text and signs it here.
 - models/retrieval/context_layout.py writes it: each memory's part once per signature, so a changed block
   is written by writing only what changed and joining the rest, in the documented text layout or JSON.
 - `page` cuts the ordered entries by a token cap, resuming after a cursor: each memory falls on exactly
@@ -35,7 +35,6 @@ from typing import Any, NamedTuple
 from sqlalchemy import (
     BigInteger,
     ColumnElement,
-    Date,
     Integer,
     String,
     any_,
@@ -43,6 +42,7 @@ from sqlalchemy import (
     case,
     cast,
     func,
+    literal_column,
     null,
     select,
     type_coerce,
@@ -107,24 +107,13 @@ def _md5(text: str) -> str:
 
 
 def _signature(text: bool) -> ColumnElement[Any]:
-    """PostgreSQL: a memory's signature, computed where the row is — a 64-bit hash of everything the block
-    shows of it, its text included (an origin's date in the text form, its time in JSON). The block's
-    digest is the sum of its memories' signatures: the order is part of what each one signs (origin and
-    id), and a sum is the same in any order, so `outline`'s aggregate row, which moves no text, equals the
-    rows' own sum (`page_digest`) by construction."""
-    created = cast(cast(_T.c.created_at, Date), String) if text else cast(_T.c.created_at, String)
-    shown = func.concat_ws(
-        "|",
-        cast(_T.c.id, String),
-        _T.c.memory_type,
-        created,
-        cast(_T.c.token_estimate, String),
-        cast(_T.c.tags, String),
-        func.coalesce(_T.c.category, ""),
-        cast(_T.c.constitutional, String),
-        _T.c.content,
-    )
-    return func.hashtextextended(shown, 0)
+    """PostgreSQL: a memory's signature, a 64-bit hash of everything the block shows of it, its text
+    included (its origin's date in the text form, its time in JSON) — kept with the row, written by the
+    database at every write (migration 0026), so a read reads it and computes nothing. The block's digest
+    is the sum of its memories' signatures: the order is part of what each one signs (origin and id), and
+    a sum is the same in any order, so `outline`'s aggregate row, which moves no text, equals the rows' own
+    sum (`page_digest`) by construction."""
+    return literal_column("agent_memories.block_sig_text" if text else "agent_memories.block_sig", BigInteger)
 
 
 def _python_signature(row: Any, text: bool) -> int:
@@ -183,7 +172,7 @@ def entries(
     rows = db.session.execute(statement, {"agent_id": agent_id, "since": now - journal_window}).all()
     if not postgresql:
         return [_entry(row, _python_signature(row, text), row[-1] if content else None) for row in rows]
-    return [_entry(row, row[-1], row[-2]) for row in rows]
+    return _entries_of(rows)
 
 
 @lru_cache(maxsize=64)
@@ -191,12 +180,12 @@ def _entries_statement(
     postgresql: bool, text: bool, content: bool, categories: tuple[str | None, ...], whole: tuple[str, ...]
 ) -> Any:
     """`entries`' statement, built once per database, format and categories and bound at each run (like
-    `outline`'s). Its columns are `_columns()`'s, then on PostgreSQL the content (NULL when not asked) and the
-    signature; on SQLite the content, which it signs in process."""
+    `outline`'s). Its columns are `_columns()`'s, then on PostgreSQL the signature and the content (NULL when
+    not asked) — an Entry's columns (`_entries_of`); on SQLite the content, which it signs in process."""
     where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
     if postgresql:
         shown = _T.c.content if content else null()
-        columns = [*_columns(), shown, _signature(text)]
+        columns = [*_columns(), _signature(text), shown]
     else:
         columns = [*_columns(), _T.c.content]
     return select(*columns).where(*where).order_by(*_order(_T.c))
@@ -212,6 +201,22 @@ def _columns() -> list[Any]:
         cast(_T.c.tags, String).label("tags"),
         _T.c.category,
         _T.c.constitutional,
+    ]
+
+
+_tuple = tuple.__new__
+
+
+def _entries_of(rows: Iterable[Sequence[Any]]) -> list[Entry]:
+    """The entries of PostgreSQL's rows, whose columns are an Entry's (`_columns()`'s, the signature, the
+    text): each made as the tuple it is, its tags parsed where it has some. A first read makes a thousand,
+    and the generic constructor cost a tenth of that request's own work."""
+    return [
+        _tuple(
+            Entry,
+            (i, kind, created, tokens, [] if tags == "[]" else _tags(tags), category, locked, sig, content),
+        )
+        for i, kind, created, tokens, tags, category, locked, sig, content in rows
     ]
 
 
@@ -326,7 +331,7 @@ def fill(
     statement = _fill_statement(text, tuple(categories), tuple(whole))
     params = {"agent_id": agent_id, "since": now - journal_window, "ids": list(wanted)}
     rows = db.session.execute(statement, params).all()
-    read = [_entry(row, row[-1], row[-2]) for row in rows if row[-1] == wanted[row[0]]]
+    read = [e for e in _entries_of(rows) if e.sig == wanted[e.id]]
     return read if len(read) == len(wanted) else None
 
 
@@ -335,7 +340,7 @@ def _fill_statement(text: bool, categories: tuple[str | None, ...], whole: tuple
     """`fill`'s statement, built once like `outline`'s."""
     where = _where(bindparam("agent_id"), categories, bindparam("since"), whole)
     ids = bindparam("ids", type_=ARRAY(Integer))
-    return select(*_columns(), _T.c.content, _signature(text)).where(*where, _T.c.id == any_(ids))
+    return select(*_columns(), _signature(text), _T.c.content).where(*where, _T.c.id == any_(ids))
 
 
 def whole_digest(block: Sequence[Entry], journal_window: timedelta) -> Digest:

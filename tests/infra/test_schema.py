@@ -11,12 +11,13 @@ def _compared(obj, name, type_, reflected, compare_to) -> bool:
     """Everything but the full-text index of memory.query, dialect-specific DDL in revisions 0003, 0017,
     0018 and 0019 outside the ORM metadata: SQLite's FTS5 table `agent_memories_fts` (and its shadow
     tables), PostgreSQL's generated column `agent_memories.fts_vector` and its GIN indexes
-    `agent_memories_fts` and `agent_memories_agent_user_fts`; and what PostgreSQL's
-    history partitions add (revision 0016: the partitions themselves, the partition key in a unique index)."""
-    full_text = (name or "").startswith(("agent_memories_fts", "agent_memories_agent_user_fts")) or (
-        type_ == "column" and name == "fts_vector"
-    )
-    return not (reflected and compare_to is None and full_text) and schema_compared(
+    `agent_memories_fts` and `agent_memories_agent_user_fts`; PostgreSQL's generated columns of the context
+    block's signatures (revision 0026: `block_sig`, `block_sig_text`), read by name like `fts_vector`; and
+    what PostgreSQL's history partitions add (revision 0016: the partitions themselves, the partition key in
+    a unique index)."""
+    generated = type_ == "column" and name in ("fts_vector", "block_sig", "block_sig_text")
+    outside = (name or "").startswith(("agent_memories_fts", "agent_memories_agent_user_fts")) or generated
+    return not (reflected and compare_to is None and outside) and schema_compared(
         obj, name, type_, reflected, compare_to
     )
 
