@@ -249,14 +249,16 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (2, 3, 5) for hop in (2, 3, 5)]
 
 
 def sweep(set_name: str, seed: int, max_agents: int | None, bridges: bool = False) -> list[dict]:
     """memory.query's fusion on one set: reciprocal rank fusion, and the mix at each lexical share of
-    SHARES; with `bridges`, the second hop (models/retrieval/bridging.py) off and at each setting of
-    BRIDGES. Every question embedded once. Recall only; for choosing on the development set."""
+    SHARES, each with the second hops on (as memory.query answers; recall@10 to four places, the choice's
+    measure) and, as `first ranking`, off; with `bridges`, the second hop (models/retrieval/bridging.py)
+    off and at each setting of BRIDGES. Every question embedded once. Recall only; for choosing on the
+    development set."""
     from models.retrieval import bridging, fusion, query
 
     data = load(set_name, seed)
@@ -284,14 +286,19 @@ def sweep(set_name: str, seed: int, max_agents: int | None, bridges: bool = Fals
                 bridging.BRIDGE_LEADERS, bridging.KEEP, bridging.HOP = bridge
             got = defaultdict(list)
             for key, question, dense in asked:
-                hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY], top_k=10,
-                                    dense=dense, fusion=name, bridge=bridge is not None)  # fmt: skip
-                console.db.session.rollback()
-                result = score([console.set_id[h.id] for h in hits], question["evidence"])
-                got["all"].append(result)
-                got[question["kind"]].append(result)
+                for hops in (True, False) if not bridges else (bridge is not None,):
+                    hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY], top_k=10,
+                                        dense=dense, fusion=name, bridge=hops)  # fmt: skip
+                    console.db.session.rollback()
+                    result = score([console.set_id[h.id] for h in hits], question["evidence"])
+                    if hops or bridges:
+                        got["all"].append(result)
+                        got[question["kind"]].append(result)
+                    else:
+                        got["first ranking"].append(result)
             rows.append({"fusion": name, "lexical_share": share, "bridge (leaders, keep, hop)": bridge} | {
-                kind: round(sum(r["recall@10"] for r in values) / len(values), 3) for kind, values in got.items()
+                kind: round(sum(r["recall@10"] for r in values) / len(values), 4 if kind == "all" else 3)
+                for kind, values in got.items()
             })  # fmt: skip
             print(json.dumps(rows[-1]), flush=True)
         fusion.MIX_LEXICAL = default
