@@ -3,12 +3,14 @@
     pip install -e '.[local-embeddings,bench-peers]'
     .venv/bin/python -m bench.conversational --set life_log [--seed 0] [--systems ...] [--json F] [--section F]
 
-The sets come from three independent generators (bench/conversations/), each written by someone who saw
+The sets come from four independent generators (bench/conversations/), each written by someone who saw
 neither the others nor the retrieval code: `life_log`, friends' dated life events over months of chat
 sessions; `assistant_notes`, what a personal assistant notes about several users; `team_chat`, what an
-agent in a small company's team chat remembers of colleagues, projects, incidents and rotas. Every
-retrieval choice (the embedder's path, fusion, weights, the second hops) was made on `life_log`;
-`assistant_notes` and `team_chat` are held out, reported as they came out.
+agent in a small company's team chat remembers of colleagues, projects, incidents and rotas; `household`,
+what a household's assistant remembers of a family (schools, appointments that move, pets, repairs,
+relatives, trips, order numbers), written after every choice below was made. Every retrieval choice (the
+embedder's path, fusion, weights, the second hops) was made on `life_log`; the other three are held out,
+reported as they came out.
 
 Each agent of a set is one memory store. Every system gets the same memories, and each question is asked
 of its own agent's store by every system in turn, the order rotating question by question, so the
@@ -50,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
-SETS = ("life_log", "assistant_notes", "team_chat")
+SETS = ("life_log", "assistant_notes", "team_chat", "household")
 DEVELOPMENT, *HELD_OUT = SETS  # choices are made on the first; the others are only reported
 SYSTEMS = ("memory.query", "memory.query lexical", "mem0 + FAISS", "BM25")
 TIMED = ("memory.query", "memory.query lexical", "mem0 + FAISS")
