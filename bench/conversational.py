@@ -357,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--agents", type=int, help="only the first N agents of a set (a quick run)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch's threads (0: its default)")
+    parser.add_argument(
+        "--question-threads", type=int, help="ONNX Runtime's threads for memory.query's question"
+    )
     parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
     parser.add_argument("--sweep-bridges", action="store_true", help="the second hop's settings, recall only")
     parser.add_argument("--json")
@@ -367,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(args.threads)  # one setting for the process: both systems' models run under it
+    if args.question_threads:
+        from jobs.local_embedder import LocalMiniLM
+
+        LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
     if args.sweep or args.sweep_bridges:
         rows = sweep(args.set, args.seed, args.agents, bridges=args.sweep_bridges)
         if args.json:

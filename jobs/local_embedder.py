@@ -71,6 +71,12 @@ class LocalMiniLM:
     # 2.1 ms a question against 3.5 (`python -m bench.conversational --set life_log`, docs/benchmarks.md,
     # "Conversational sets"). Never a stored vector: those must all be the model's, to be compared.
     QUESTION_AGREEMENT = 0.9
+    # A question's int8 session runs on one intra-op thread: a run of about 2 ms pays more to wake a second
+    # thread (which does not spin between runs) than the thread saves — a question's embedding p50 2.8-3.0 ms
+    # against 3.3 with two, memory.query's p95 0.55-0.56 of mem0's against 0.58-0.59, two runs of each
+    # interleaved (`python -m bench.conversational --set life_log --systems "memory.query,mem0 + FAISS"
+    # --question-threads 1`, then `2`) — and concurrent requests each keep a core.
+    QUESTION_THREADS = 1
     # A bfloat16 trace must give each check text a vector this near the model's own (cosine).
     BF16_AGREEMENT = 0.9999
 
@@ -135,9 +141,12 @@ class LocalMiniLM:
         with self._choosing:
             if self._question is not None:
                 return self._question
-            path = f"onnx (int8, {self.ONNX_THREADS} threads)"
+            threads = self.QUESTION_THREADS
+            path = f"onnx (int8, {threads} thread{'s' if threads > 1 else ''})"
             try:
-                runner = self.onnx(self.tokens(), quantised=True, agreement=self.QUESTION_AGREEMENT)
+                runner = self.onnx(
+                    self.tokens(), quantised=True, threads=threads, agreement=self.QUESTION_AGREEMENT
+                )
             except Exception as error:  # never worse than a stored text's path
                 log.warning("embeddings: no %s path for a question (%s)", path, error)
         if runner is None:
