@@ -6,8 +6,8 @@ Create Date: 2026-11-29
 
 GET /api/v1/context signs every memory it shows — a 64-bit hash of everything the block shows of it — and
 a block's digest is their sum (models/retrieval/context.py). PostgreSQL computed each signature at every
-read: at 1,000 core memories about a quarter of the statement that reads the block, and of `outline`,
-which decides a 304 and a changed block's reading. Here each memory keeps its two signatures (JSON, which
+read — hashing every shown column of every memory, in the statement that reads the block and in
+`outline`, which decides a 304 and a changed block's reading. Here each memory keeps its two signatures (JSON, which
 shows its origin's time; text, which shows its date) in generated columns, written by PostgreSQL with the
 row at every insert and update, so no write path (the mutation path, the Time Machine, a bulk COPY, raw
 SQL) can leave one stale, and a read only reads them. Each signs the memory's id, type, origin, tokens,
