@@ -87,8 +87,7 @@ class _Agent:
         return bool(found) and all(any(m is e for e in c["ev"]) for m in found)
 
     def unique(self, pool: str, options) -> str:
-        free = [o for o in options if o not in self.used[pool]]
-        pick = self.rng.choice(free)
+        pick = self.rng.choice([o for o in options if o not in self.used[pool]])
         self.used[pool].add(pick)
         return pick
 
@@ -170,12 +169,15 @@ class _Agent:
             return t
 
         # plan and its changes (never back to an earlier plan)
-        plans = r.sample(V.PLANS, 3)
-        history = [(pair(V.PLAN_MEM, at(0, 2), p=plans[0], pr=self.money(20, 60)), plans[0])]
-        changes = r.choice([0, 1, 1, 1, 2])
-        tpls = r.sample(V.PLAN_CHANGE, changes)  # distinct wordings, so "upgraded to" names one change
-        for i, when in enumerate(sorted(at(20, 170) for _ in range(changes))):
-            mem = pair(tpls[i : i + 1], when, p=plans[i + 1], o=plans[i], pr=self.money(20, 60))
+        plans = r.sample(sorted(V.PLANS), 3)
+        price = {p: f"£{V.PLANS[p] - 0.01:.2f}" for p in plans}
+        history = [(pair(V.PLAN_MEM, at(0, 2), p=plans[0], pr=price[plans[0]]), plans[0])]
+        tpls = list(V.PLAN_CHANGE)  # up, down, either; each wording once, so "upgraded to" names one change
+        for i, when in enumerate(sorted(at(20, 170) for _ in range(r.choice([0, 1, 1, 1, 2])))):
+            up = V.PLANS[plans[i + 1]] > V.PLANS[plans[i]]
+            tpl = r.choice([t for k, t in enumerate(tpls) if t and k != int(up)])
+            tpls[tpls.index(tpl)] = None
+            mem = pair([tpl], when, p=plans[i + 1], o=plans[i], pr=price[plans[i + 1]])
             history.append((mem, plans[i + 1]))
             self.ask("temporal", r.choice(V.PLAN_WHEN).format(n=n, p=plans[i + 1]), [mem])
         hops["plan"] = self.slot(n, u, "plan", history, V.PLAN_PARA)
@@ -306,9 +308,8 @@ class _Agent:
                 if target == excluded or target not in hops:
                     continue
                 text, hop = tpl.format(L=phrase), hops[target]
-                self.ask(
-                    "multi-hop", text[0].upper() + text[1:], [link_mem, hop["mem"]], change=hop["change"]
-                )
+                text = text[0].upper() + text[1:]
+                self.ask("multi-hop", text, [link_mem, hop["mem"]], change=hop["change"])
         return {"name": n, "user": u, "free_at": free_at, "routine": r.sample(V.ROUTINE, len(V.ROUTINE))}
 
     def filler(self, c: dict) -> None:

@@ -33,10 +33,18 @@ STREETS = (
     "Weaver Street|Heron Parade|Thistle Mews|Ropewalk Lane"
 ).split("|")
 TOWNS = "Harrowby Kilbride Penmarsh Ashcombe Dunmore Wexley Caerlan Stainford Brackwater Tollcross Elmsworth".split()
-PLANS = (
-    "Starter 36|Essentials 70|Spark 150|Spark 300|Streamer 400|Glide 500|Glide 900|Torrent Gig|"
-    "Family Max 600|Basic Copper 17"
-).split("|")
+PLANS = {  # broadband plan: monthly price in pounds
+    "Basic Copper 17": 20,
+    "Starter 36": 24,
+    "Essentials 70": 28,
+    "Spark 150": 32,
+    "Spark 300": 37,
+    "Streamer 400": 41,
+    "Glide 500": 45,
+    "Family Max 600": 49,
+    "Glide 900": 55,
+    "Torrent Gig": 62,
+}
 ROUTERS = (
     "Helix Mesh Pro|Nimbus Hub 3|Corvid Wave 6|Lumen Gateway|Tern Dual Band|Osprey Fibre Hub|"
     "Orbit Mesh Duo|Vanta Hub 2|Brightline Hub Plus|Quill WiFi Station|Arcus Hub 5|Kite Mesh Trio|"
@@ -79,9 +87,12 @@ CONTACT_MEM = (
     ("Contact preference for {n}: {c}.", "What is the contact preference for {n}?"),
 )
 CONTACT_CHANGE = (
-    ("{n} changed their contact preference to {c}, no more {o}.", "What is {n}'s contact preference now?"),
     (
-        "From now on {n} wants to be contacted by {c} instead of {o}.",
+        "{n} changed their contact preference to {c} (it used to be {o}).",
+        "What is {n}'s contact preference now?",
+    ),
+    (
+        "From now on {n} wants to be contacted by {c}; before, it was {o}.",
         "How does {n} want to be contacted now?",
     ),
 )
