@@ -157,7 +157,8 @@ def memory_query(body: MemoryQuery):
                 linked.append(bullet)
 
     access.touch([r.id for r in results] + [r.id for r in linked])
-    best = hits[0].relevance if hits else None
+    # The best relevance the question ranked (a memory a second hop let in first has none).
+    best = max((h.relevance for h in hits if h.relevance is not None), default=None)
     events.note(
         agent.id,
         "search",

@@ -175,10 +175,14 @@ class FullResult(Response):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     last_accessed_at: UtcDatetime | None
-    relevance: float | None = Field(description="Relative: 1.0 for the best match of this answer.")
+    relevance: float | None = Field(
+        description="Relative: 1.0 for the best match of this answer; null for a memory a second hop let in "
+        "(found through a name, a code, an event or a span of days, not ranked by the question)."
+    )
     match: float | None = Field(
         description="Absolute, what `threshold` compares: the share of the question's word weight this "
-        "memory matches (or its cosine similarity, with a real embedder, when higher); null without words."
+        "memory matches (or its cosine similarity, with a real embedder, when higher); null without words, "
+        "and for a memory a second hop let in."
     )
     score: float
     tokens: int

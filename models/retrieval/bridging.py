@@ -3,15 +3,16 @@
 "What did Zofia's grandmother study?" names Zofia; the memory that answers it names only the grandmother
 ("Tamsin graduated with a degree in marine biology"), and the memory that links the two ("Zofia mentioned
 her grandmother, Tamsin, who lives in Lyon") is what the question finds first. memory.query therefore
-reads the names its leading hits carry that the question does not (`bridge_names`), asks again with those
-names beside the question's own words, lexically (no second embedding), and lets that hop's hits into the
-results after the first ranking's leaders (`merged`). A question whose leaders name no one new, or asked
-with a threshold (which compares the question's own words), is answered by the first ranking alone.
+reads the names its leading hit carries that the question does not (`bridge_names`) — a person's or a
+place's capitalised name, a hyphenated name such as a service's (`audit-trail`) or a code — asks for the
+memories holding them, lexically (no second embedding), and lets that hop's best hits into the results
+after the first ranking's leaders (`merged`). A question whose leader names nothing new, or asked with a
+threshold (which compares the question's own words), is answered by the first ranking alone.
 
-BRIDGE_LEADERS, KEEP and HOP were chosen on the development conversational set (`python -m
-bench.conversational --set life_log --sweep-bridges`; docs/benchmarks.md, "Conversational sets"): recall@10
-0.874 without the hop, 0.905-0.922 across the 24 settings tried (1-3 leaders, 2-5 kept, 2-5 let in),
-0.922 at these, multi-hop questions 0.681 -> 0.907.
+BRIDGE_LEADERS, KEEP and HOP, what a name is, and the hop asking for the names alone were chosen on the
+two development conversational sets (`python -m bench.conversational --set life_log,team_chat
+--sweep-bridges`; docs/benchmarks.md, "Conversational sets"). KEEP says where the hop's hits come in,
+HOP how many.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from collections.abc import Sequence
 from typing import Any
 
 BRIDGE_LEADERS = 1  # the leading hits whose names bridge
-KEEP = 3  # the first ranking's leaders that stay ahead of the second hop's hits
-HOP = 5  # the second hop's hits let in
+# The first ranking's leaders that stay ahead of the second hop's hits: 3 leave the hop two places at the
+# agent API's default of five results, where 5 would leave it none (at ten results 5 measure a little
+# better: docs/benchmarks.md, "Conversational sets").
+KEEP = 3
+HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
 
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+# A name: a capitalised word ("Tamsin"), a hyphenated lower-case one ("audit-trail", "db-replica-16") or a
+# code of capitals and digits ("ZD-6836", "KL2035").
+_NAME = re.compile(r"\b(?:[A-Z][a-z]{2,}|[a-z]+(?:-[a-z0-9]+)+|[A-Z]+-?\d+[A-Z0-9]*)\b")
 # Capitalised for other reasons than naming someone or something: calendar words, sentence openers.
 _NOT_NAMES = frozenset(
     """january february march april may june july august september october november december
@@ -37,9 +43,11 @@ _NOT_NAMES = frozenset(
 
 
 def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
-    """The names (capitalised words, not calendar words or sentence openers) that `leaders`' content
-    carries and the question does not, in order of appearance, at most MAX_NAMES."""
-    asked = {word.lower() for word in re.findall(r"[A-Za-z]+", question)}
+    """The names (`_NAME`, not calendar words or sentence openers) that `leaders`' content carries and the
+    question does not, in order of appearance, at most MAX_NAMES."""
+    # Its words, and its hyphenated words whole ("audit-trail" asked is no new name).
+    words = re.findall(r"[A-Za-z]+", question) + re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", question)
+    asked = {word.lower() for word in words}
     names: list[str] = []
     for hit in leaders:
         for name in _NAME.findall(hit.content or ""):

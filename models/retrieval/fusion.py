@@ -32,21 +32,18 @@ from sqlalchemy import (
 
 from models.memories.memory import AgentMemory
 from models.retrieval.matching import Route, lexical_pool
-from models.retrieval.ranking import WORD_SLOTS, candidate_columns
+from models.retrieval.ranking import WORD_SLOTS, candidate_columns, coverage
 
 # How many nearest memories join the candidates, more when filters other than user_id will drop some of
 # them; how lexical and dense relevance are fused.
 DENSE_K = 100
 DENSE_K_FILTERED = 400
 RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the constant of Cormack et al.)
-# The calibrated mix: this x lexical + (1 - this) x dense, each relative to its best. Chosen on the
-# development set of conversations (`python -m bench.conversational --set life_log --sweep`, the second
-# hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets"): recall@10 0.9652 / 0.9664 /
-# 0.9673 / 0.9667 / 0.9615 at 0.2 / 0.3 / 0.4 / 0.5 / 0.6 (the first ranking alone 0.868 / 0.875 / 0.878 /
-# 0.883 / 0.882), paraphrases falling past 0.4. The labelled set of bench/retrieval_quality.py, paraphrases
-# only, had chosen 0.2. Read when a statement is built: the benches sweep it, clearing query.statement's
-# cache.
-MIX_LEXICAL = 0.4
+# The calibrated mix: this x the absolute lexical match + (1 - this) x cosine relative to the best. Chosen
+# on the two development sets of conversations (`python -m bench.conversational --set life_log,team_chat
+# --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
+# Read when a statement is built: the benches sweep it, clearing query.statement's cache.
+MIX_LEXICAL = 0.6
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
 
@@ -109,7 +106,10 @@ def fused_pool(
     """Hybrid candidates (id, category, recency, imp, weight, relevance, lexical, cosine): the lexical pool (`lexical_pool`, found
     by `route`, when there are words) and the dense candidates that pass every WHERE clause, each once, with relevance fused:
 
-    - "mix": MIX_LEXICAL x lexical / best lexical + (1 - MIX_LEXICAL) x cosine / best cosine;
+    - "mix": MIX_LEXICAL x the lexical match + (1 - MIX_LEXICAL) x cosine / best cosine, the lexical match
+      absolute (`ranking.coverage`: the share of the question's word weight the memory's BM25 score reaches,
+      bound `q_weight`), so a pool whose best lexical hit holds one common word of the question does not
+      give that word the whole lexical share;
     - "rrf": reciprocal rank fusion, the sum of 1 / (RRF_K + rank) over the rankings a memory is in;
 
     then divided by the best candidate's, so the best has relevance 1.0 as on the lexical path. Without
@@ -162,10 +162,10 @@ def fused_pool(
             (merged.c.dense_rank.is_not(None), 1.0 / (RRF_K + merged.c.dense_rank)), else_=0.0
         )
     else:
-        bests = select(
-            func.max(merged.c.lexical).label("lexical"), func.max(merged.c.cosine).label("cosine")
-        ).subquery("bests")
-        lexical_part = case((bests.c.lexical > 0, merged.c.lexical / bests.c.lexical), else_=0.0)
+        bests = select(func.max(merged.c.cosine).label("cosine")).subquery("bests")
+        # The lexical match absolute, the cosine relative to the best: a paraphrase, whose words match a
+        # little of many memories, is ranked by its meaning; a question in the memory's words by both.
+        lexical_part = coverage(merged.c.lexical)
         # A cosine below zero counts as none.
         semantic = case(
             (and_(bests.c.cosine > 0, merged.c.cosine > 0), merged.c.cosine / bests.c.cosine), else_=0.0

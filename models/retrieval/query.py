@@ -12,14 +12,15 @@ from its stages, each in a module of its own:
   (models/retrieval/ranking.py).
 
 After it, a second hop for the questions one ranking cannot answer: the memories of the span of days a
-question asks about, around its best hits' days (models/retrieval/timeline.py), or those the names its
-best hit carries lead to (models/retrieval/bridging.py).
+question asks about, around the event's and its best hits' days (models/retrieval/timeline.py); else the
+memories holding a code the question names, first (models/retrieval/identifiers.py), and those the names
+its best hit carries lead to (models/retrieval/bridging.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -42,7 +43,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
-from models.retrieval import bridging, ranking, term_stats, timeline
+from models.retrieval import bridging, identifiers, ranking, term_stats, timeline
 from models.retrieval.filters import FILTERS, filter_params, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
@@ -236,9 +237,10 @@ def search(
     nothing the lexical one could not — and relevance fuses both rankings (`fusion.fused_pool`). `mode`:
     "hybrid" (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for
     measurement). `bridge`: the second hops, never with a threshold: for a question about a span of days
-    around an event, the memories of that span around the leading hits' days (models/retrieval/timeline.py);
-    else a lexical hop through the names the leading hits carry and the question does not
-    (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    around an event, the memories of that span around the event's and the leading hits' days
+    (models/retrieval/timeline.py); else, hybrid, the memories holding a code the question names first
+    (models/retrieval/identifiers.py), then a lexical hop through the names the leading hit carries and
+    the question does not (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
     its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
@@ -251,48 +253,75 @@ def search(
     now = now or utcnow()  # one clock for every ranking of the question
     hops = bool(bridge and threshold is None and relative_threshold is None and mode != "dense")
     span = timeline.window(text) if hops else None
-    lexical = dict(categories=categories, filters=filters, top_k=top_k, with_match=with_match, rag_caps=rag_caps,
-                   now=now, mode="lexical", bridge=False)  # fmt: skip
-    hits = _first_ranking(agent_id, text, categories, filters, top_k, threshold, relative_threshold, with_match,
+    lexical: dict[str, Any] = dict(categories=categories, filters=filters, top_k=top_k, with_match=with_match,
+                                   rag_caps=rag_caps, now=now, mode="lexical", bridge=False)  # fmt: skip
+    # A span's question ranks deeper: the memories of the span it asks about are looked for among them too.
+    ranked = max(top_k, timeline.RANKED) if span is not None else top_k
+    hits = _first_ranking(agent_id, text, categories, filters, ranked, threshold, relative_threshold, with_match,
                           rag_caps, now, dense, mode, fusion)  # fmt: skip
     if not (hops and hits):
-        return hits
+        return hits[:top_k]
     if span is not None:
-        return _spanned(agent_id, hits, span, categories, filters, top_k)
+        events = _let_in(search(agent_id, text=span.event, **(lexical | {"top_k": 1}))) if span.event else []
+        spanned = _spanned(agent_id, timeline.anchored(events, hits), span, categories, filters, top_k)
+        return _own_figures(spanned, hits)
+    first = hits
+    codes = identifiers.codes(text) if mode == "hybrid" and dense is not None else []
+    if codes:
+        # The memories holding a code the question names, first (models/retrieval/identifiers.py).
+        held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
+        hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
     bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
-    if not bridged:
-        return hits
-    # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
-    return bridging.merged(hits, _hop(agent_id, bridged, text, lexical), top_k)
+    if bridged:
+        # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
+        hits = bridging.merged(hits, _hop(agent_id, bridged, lexical), top_k)
+    return _own_figures(hits, first)
 
 
-def _hop(agent_id: int, names: list[str], text: str | None, lexical: dict[str, Any]) -> list[Hit]:
-    """The second hop's ranking: lexical, the names beside the question's words."""
-    return search(agent_id, text=" ".join(names) + " " + (text or ""), **lexical)
+def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:
+    """The second hop's ranking: lexical, the names alone (the first ranking has ranked the question's
+    words)."""
+    return _let_in(search(agent_id, text=" ".join(names), **lexical))
+
+
+def _let_in(hits: list[Hit]) -> list[Hit]:
+    """Hits a second statement found — by names, codes or an event's words, not by the question — carry no
+    relevance or match: those figures would measure those words, not the question (a span's rows carry
+    none either). A memory the first ranking holds too keeps its own (`_own_figures`)."""
+    return [replace(hit, relevance=None, match=None) for hit in hits]
+
+
+def _own_figures(hits: list[Hit], first: list[Hit]) -> list[Hit]:
+    """`hits`, each memory the first ranking holds as the first ranking has it (its relevance and match
+    measured against the question)."""
+    own = {hit.id: hit for hit in first}
+    return [own.get(hit.id, hit) for hit in hits]
 
 
 def _spanned(
     agent_id: int,
-    hits: list[Hit],
+    anchored: tuple[list[Hit], list[Hit]],
     span: timeline.Window,
     categories: Sequence[str | None],
     filters: dict[str, Any],
     top_k: int,
 ) -> list[Hit]:
-    """The first ranking's ANCHORS leaders, then the memories of their users whose day falls in the span
-    the question asks about around each leader's (models/retrieval/timeline.py), then the rest."""
+    """The anchors (timeline.anchored: the events the span is measured from), then the memories whose day
+    falls in the span around an anchor's — the anchor's user's, then the first ranking's own, whoever they
+    are of (models/retrieval/timeline.py) — then the rest of the first ranking."""
+    anchors, hits = anchored
     dialect = db.session.get_bind().dialect.name
     names = [c for c in categories if c is not None]
     stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
     seen = {"agent_id": agent_id, "categories": _categories_param(dialect, names), **filter_params(filters)}
-    anchors = hits[: timeline.ANCHORS]
     spans = []
     for anchor in anchors:
         start, end = timeline.reach(anchor, span)
         params = seen | {"span_user": anchor.user_id, "span_from": start, "span_to": end}
         rows = [Hit(*row) for row in db.session.execute(stmt, params)]
         spans.append(timeline.in_window(anchor, span, rows))
-    inside = timeline.interleaved(spans)
+    # The anchors' users' own memories of the span first, then those of the question's own ranking.
+    inside = timeline.interleaved([*spans, timeline.ranked_in_window(anchors, span, hits[len(anchors) :])])
     return bridging.merged(hits, inside, top_k, keep=len(anchors), hop=len(inside))
 
 
@@ -357,11 +386,6 @@ def _first_ranking(
         params["threshold"] = threshold
     if relative_threshold is not None:
         params["relative_threshold"] = relative_threshold
-    # The question's weight, which the absolute match divides by (ranking.coverage). PostgreSQL has it from
-    # the word figures; FTS5 keeps its own, so SQLite counts the words' memories, when the match is wanted.
-    weighed = "q_weight" in params or not scored or threshold is not None or with_match
-    if "q_weight" not in params:
-        params["q_weight"] = term_stats.sqlite_weight(scored) if weighed and scored else 1.0
     dense_mode = None
     if dense is not None and mode != "lexical":
         from models.retrieval import vectors
@@ -376,6 +400,14 @@ def _first_ranking(
             return []
     elif mode == "dense":
         return []
+    # The question's weight, which the absolute match divides by (ranking.coverage; the hybrid fusion's
+    # lexical part is that match too). PostgreSQL has it from the word figures; FTS5 keeps its own, so SQLite
+    # counts the words' memories when the match is wanted or fused.
+    weighed = (
+        "q_weight" in params or not scored or threshold is not None or with_match or dense_mode == "hybrid"
+    )
+    if "q_weight" not in params:
+        params["q_weight"] = term_stats.sqlite_weight(scored) if weighed and scored else 1.0
     stmt = statement(
         dialect,
         min(len(terms), 2),

@@ -35,15 +35,19 @@ def _ids(agent, **kwargs) -> list[int]:
     return [h.id for h in hits]
 
 
+def _chain(make_agent, make_memory, filler: list[str], link: str, answer: str):
+    """An agent holding `filler`, then the memory linking the question to the one reached, and that one."""
+    agent = make_agent(role="supervisor")
+    for text in filler:
+        make_memory(agent, text, memory_type="semantic", category="event")
+    made = [make_memory(agent, text, memory_type="semantic", category="event") for text in (link, answer)]
+    db.session.commit()
+    return agent, *made
+
+
 @pytest.fixture
 def family(make_agent, make_memory):
-    agent = make_agent(role="supervisor")
-    for text in FILLER:
-        make_memory(agent, text, memory_type="semantic", category="event")
-    link = make_memory(agent, LINK, memory_type="semantic", category="event")
-    answer = make_memory(agent, ANSWER, memory_type="semantic", category="event")
-    db.session.commit()
-    return agent, link, answer
+    return _chain(make_agent, make_memory, FILLER, LINK, ANSWER)
 
 
 def test_the_second_hop_finds_the_memory_that_names_only_the_person_reached(family):
@@ -52,6 +56,16 @@ def test_the_second_hop_finds_the_memory_that_names_only_the_person_reached(fami
     assert link.id in without[: bridging.KEEP] and answer.id not in without
     bridged = _ids(agent)
     assert answer.id in bridged and bridged[: bridging.KEEP] == without[: bridging.KEEP]
+
+
+def test_a_memory_the_hop_let_in_carries_no_relevance_or_match_for_it_was_not_ranked_by_the_question(family):
+    agent, link, answer = family
+    hits = {
+        h.id: h for h in query.search(agent.id, text=QUESTION, categories=["event"], top_k=5, with_match=True)
+    }
+    db.session.rollback()
+    assert hits[answer.id].relevance is None and hits[answer.id].match is None
+    assert hits[link.id].relevance == 1.0 and 0 < hits[link.id].match <= 1
 
 
 def test_the_agent_api_answers_with_the_second_hop_and_a_threshold_asks_the_question_alone(client, family):
@@ -76,6 +90,39 @@ def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar
         "Quinn",
     ]
     assert bridging.bridge_names("Zofia Tamsin Lyon Quinn", leaders) == []
+
+
+def test_a_hyphenated_name_and_a_code_are_names_too_and_one_the_question_holds_is_not_new():
+    leader = SimpleNamespace(
+        content="Re ZD-6836, exports timing out: Felix shipped the fix in report-builder."
+    )
+    assert bridging.bridge_names("Who manages the owner of the service behind it?", [leader]) == [
+        "ZD-6836",
+        "Felix",
+        "report-builder",
+    ]
+    assert bridging.bridge_names("Who fixed ZD-6836 in report-builder?", [leader]) == ["Felix"]
+
+
+# Services that own something (the question's words), and notes about nothing asked, so that those words
+# are not common ones.
+TEAM = [f"The {name} service owns the {thing}." for name, thing in [
+    ("search", "reindexing job"), ("billing", "invoice run"), ("mail", "bounce queue"),
+    ("export", "nightly CSV files"), ("login", "session cookies"),
+]] + [f"Note {i}: the coffee machine on floor {i} was descaled." for i in range(40)]  # fmt: skip
+MANAGER = "Tomasz is Ingrid's manager."
+SERVICE = "rate-limiter, API quotas per customer, is looked after by Tomasz."
+
+
+def test_the_hop_asks_for_the_names_alone_so_the_questions_words_do_not_crowd_them_out(
+    make_agent, make_memory
+):
+    agent, manager, service = _chain(make_agent, make_memory, TEAM, MANAGER, SERVICE)
+    hits = query.search(
+        agent.id, text="Which service does Ingrid's manager own?", categories=["event"], top_k=5
+    )
+    db.session.rollback()
+    assert hits[0].id == manager.id and service.id in [h.id for h in hits]
 
 
 def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory_once():

@@ -77,12 +77,12 @@ def test_fusion_ranks_a_paraphrased_questions_target_first_when_lexical_alone_do
     assert asked.count([QUESTION.strip()]) == 1
 
 
-def test_the_mix_weighs_each_rankings_score_against_its_best_and_a_negative_cosine_as_none(
+def test_the_mix_weighs_the_absolute_lexical_match_and_the_cosine_against_its_best_a_negative_one_as_none(
     app, make_agent, embedder
 ):
     """fusion.fused_pool's "mix", checked against the two rankings it fuses: relevance is
-    MIX_LEXICAL x (lexical / best lexical) + (1 - MIX_LEXICAL) x (cosine / best cosine, none below zero),
-    then divided by the best candidate's."""
+    MIX_LEXICAL x the lexical ranking's absolute match (ranking.coverage) + (1 - MIX_LEXICAL) x (cosine /
+    best cosine, none below zero), then divided by the best candidate's."""
     agent = make_agent(role="supervisor")
     target, decoy, flights = paraphrase_set(agent)
     remember(agent, "Maya would like a window seat on every flight")
@@ -93,14 +93,14 @@ def test_the_mix_weighs_each_rankings_score_against_its_best_and_a_negative_cosi
     dense = (label, away / np.linalg.norm(away))
     assert float(np.dot(dense[1], concept_vector(flights[0].content))) < 0
 
-    def relevance(mode: str) -> dict[int, float]:
-        hits = query.search(
-            agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50, bridge=False
-        )
-        return {h.id: h.relevance for h in hits}
+    def relevance(mode: str, field: str = "relevance") -> dict[int, float]:
+        hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50,
+                            bridge=False, with_match=True)  # fmt: skip
+        return {h.id: getattr(h, field) for h in hits}
 
-    lexical, semantic, hybrid = relevance("lexical"), relevance("dense"), relevance("hybrid")
+    lexical, semantic, hybrid = relevance("lexical", "match"), relevance("dense"), relevance("hybrid")
     assert decoy.id in lexical and target.id not in lexical and semantic[target.id] == pytest.approx(1.0)
+    assert 0 < lexical[decoy.id] < 1  # the decoy holds some of the question's words, not all
     assert semantic[flights[0].id] == 0.0  # found by vector, but below zero: no dense relevance
     raw = {
         i: fusion.MIX_LEXICAL * lexical.get(i, 0.0) + (1 - fusion.MIX_LEXICAL) * semantic.get(i, 0.0)

@@ -1,5 +1,6 @@
 """memory.query's span of days (models/retrieval/timeline.py): a question about what someone did in the
-week before or after an event finds the memories of that week by the day they tell of, the user's own only."""
+week before or after an event finds the memories of that week by the day they tell of — the user's own
+first, then those of the week the question's own ranking found, whoever they are of."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ FILLER = [
 
 
 def _ids(agent, **kwargs) -> list[int]:
-    hits = query.search(agent.id, text=QUESTION, categories=["event"], top_k=4, **kwargs)
+    hits = query.search(agent.id, text=QUESTION, categories=["event"], **({"top_k": 4} | kwargs))
     db.session.rollback()
     return [h.id for h in hits]
 
@@ -53,14 +54,86 @@ def diary(make_agent, make_memory):
     return agent, made
 
 
-def test_the_span_lets_in_the_users_memory_of_that_week_after_the_event(diary):
+def test_the_span_lets_in_the_users_memory_of_that_week_right_after_the_events(diary):
     agent, made = diary
     without = _ids(agent, bridge=False)
     assert made["anchor"].id in without[: timeline.ANCHORS] and made["in_span"].id not in without
-    spanned = _ids(agent)
-    assert spanned[: timeline.ANCHORS] == without[: timeline.ANCHORS]
-    assert made["in_span"].id in spanned
-    assert made["other_user"].id not in spanned and made["out_of_span"].id not in spanned
+    spanned = _ids(agent, top_k=10)
+    assert made["anchor"].id in spanned[: timeline.ANCHORS + 1]
+    # Right after the anchors (the event's best hit and the first ranking's leaders), the user's own memory
+    # of the week, ahead of another user's of the same week and of the user's own of another month.
+    at = spanned.index(made["in_span"].id)
+    assert at <= timeline.ANCHORS + 1
+    assert made["other_user"].id not in spanned[:at] and made["out_of_span"].id not in spanned[:at]
+
+
+PAGER = "The payments pager, week of {}: {}."
+TEAM = [
+    ("Keiko is running the hackathon from Sunday 1 June to June 3 in a rented loft.", "keiko", "2025-05-20"),
+    ("Welcome Anton, who started on the 6th of June as a data analyst.", "anton", "2025-06-06"),
+    ("Welcome Pia, who started on the 20th of June as a designer.", "pia", "2025-06-20"),
+    (PAGER.format("5 June", "Yuki"), "yuki", "2025-05-26"),  # the week after the hackathon
+    *((PAGER.format(week, who), who.lower(), "2025-05-12") for week, who in [
+        ("19 May", "Pedro"), ("26 May", "Lena"), ("16 June", "Sipho"), ("23 June", "Olga"),
+        ("30 June", "Marco"), ("7 July", "Tess"), ("July 14", "Bruno"),
+    ]),
+]  # fmt: skip
+
+
+@pytest.fixture
+def team(make_agent, make_memory):
+    agent = make_agent(role="supervisor")
+    made = [
+        make_memory(
+            agent,
+            text,
+            memory_type="semantic",
+            category="event",
+            user_id=user,
+            created_at=datetime.fromisoformat(day + "T12:00:00"),
+        )  # fmt: skip
+        for text, user, day in TEAM
+    ]
+    db.session.commit()
+    return agent, made
+
+
+def _asked(agent, question: str, **kwargs) -> list[int]:
+    hits = query.search(agent.id, text=question, categories=["event"], top_k=6, **kwargs)
+    db.session.rollback()
+    return [h.id for h in hits]
+
+
+def test_the_event_is_found_by_its_own_words_and_the_span_by_dates_without_a_year(team):
+    agent, made = team
+    hackathon, yuki = made[0], made[3]
+    # The question's own words lead to the pager memories; "the hackathon" alone to the event, an anchor.
+    question = "Who was on call for the payments pager the week after the hackathon?"
+    assert yuki.id not in _asked(agent, question, bridge=False)
+    found = _asked(agent, question)
+    assert hackathon.id in found[: timeline.ANCHORS + 1] and yuki.id in found  # Yuki's, not Keiko's
+
+
+def test_the_rankings_own_memories_of_the_span_come_in_its_order_whoever_they_are_of():
+    anchors = [
+        SimpleNamespace(
+            id=1, content="The hackathon runs from 1 June to 3 June.", created_at=datetime(2025, 5, 20)
+        ),
+        SimpleNamespace(
+            id=2, content="Diego set the all-hands for June 20.", created_at=datetime(2025, 5, 2)
+        ),
+    ]
+    ranked = [
+        SimpleNamespace(id=i, content=text, created_at=datetime(2025, 5, 26))
+        for i, text in [
+            (3, "The payments pager, week of 23 June: Marco."),  # after the all-hands
+            (4, "The payments pager, week of 16 June: Sipho."),  # in neither week
+            (5, "The payments pager, week of 5 June: Yuki."),  # after the hackathon
+            (6, "Anton started on 1 June."),  # the hackathon's own day: not after it
+        ]
+    ]
+    inside = timeline.ranked_in_window(anchors, timeline.Window(7, before=False), ranked)
+    assert [h.id for h in inside] == [3, 5]
 
 
 def test_a_threshold_asks_the_question_alone(diary):
@@ -69,11 +142,13 @@ def test_a_threshold_asks_the_question_alone(diary):
 
 
 def test_the_span_is_read_from_the_question():
-    assert timeline.window(QUESTION) == timeline.Window(7, before=True)
+    assert timeline.window(QUESTION) == timeline.Window(7, before=True, event="the trip to Osaka")
     assert timeline.window("What did Zofia do in the week after the day Zofia got a concussion?") == (
-        timeline.Window(7, before=False)
+        timeline.Window(7, before=False, event="the day Zofia got a concussion")
     )
-    assert timeline.window("What did Luca do the day after meeting Ines?") == timeline.Window(1, before=False)
+    assert timeline.window("What did Luca do the day after meeting Ines?") == timeline.Window(
+        1, before=False, event="meeting Ines"
+    )
     assert timeline.window("When did Hanna travel to Melbourne?") is None
     assert timeline.window(None) is None
 
@@ -91,6 +166,12 @@ def test_the_span_is_read_from_the_question():
         ("Quinn moved house three days ago.", "2023-11-23", date(2023, 11, 20)),
         ("Hanna finds Monday mornings hard.", "2023-11-23", date(2023, 11, 23)),
         ("Born on 31 February 2023, yesterday.", "2023-11-23", date(2023, 11, 22)),
+        # Without a year: the year that puts the day nearest the writing.
+        ("Quokka shipped on 16 June.", "2025-06-20", date(2025, 6, 16)),
+        ("The payments pager, week of July 14: Bruno.", "2025-06-20", date(2025, 7, 14)),
+        ("Tess has the platform rota the week starting the 9th of June.", "2025-06-02", date(2025, 6, 9)),
+        ("The offsite is on 3 January.", "2025-12-28", date(2026, 1, 3)),
+        ("Call Bruno at May 3:30 about it.", "2025-06-20", date(2025, 6, 20)),
     ],
 )
 def test_a_memorys_day_is_the_one_it_tells_of_read_against_its_writing(content, written, day):
