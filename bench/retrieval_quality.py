@@ -218,7 +218,7 @@ def question_path(embedder, questions: list[str]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--databases", default="sqlite,postgresql")
-    parser.add_argument("--mix", default="0.1,0.2,0.3,0.4,0.5", help="lexical shares of the mix to measure")
+    parser.add_argument("--mix", default="0.4,0.5,0.6,0.7", help="lexical shares of the mix to measure")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--section", help="write a Markdown section for bench/results/report.md here")
     args = parser.parse_args(argv)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import conversational
+from bench import conversational, conversational_choices
 
 
 def test_recall_counts_the_share_of_evidence_in_the_top_k_and_mrr_the_first_evidence_rank():
@@ -28,8 +28,18 @@ def test_bm25_finds_the_memory_an_identifier_question_names(name):
     assert asked and sum(found) / len(found) > 0.9
 
 
-def test_one_development_set_and_the_held_out_sets_are_the_other_generators():
-    assert conversational.DEVELOPMENT == "life_log"
-    assert conversational.HELD_OUT == ["assistant_notes", "team_chat", "household"]
+def test_two_development_sets_and_the_held_out_sets_are_the_other_generators():
+    assert conversational.DEVELOPMENT == ("life_log", "team_chat")
+    assert conversational.HELD_OUT == ("assistant_notes", "household", "support_desk")
     for name in conversational.SETS:
         assert conversational.load(name, 0)["name"] == name
+
+
+def test_a_sweeps_settings_are_chosen_by_recall_averaged_over_the_sets_swept():
+    swept = {
+        "a": [{"fusion": "mix", "lexical_share": 0.4, "all": 0.9, "paraphrase": 0.8}],
+        "b": [{"fusion": "mix", "lexical_share": 0.4, "all": 0.7, "paraphrase": 0.6}],
+    }
+    assert conversational_choices.mean_rows(swept) == [
+        {"fusion": "mix", "lexical_share": 0.4, "all": 0.8, "paraphrase": 0.7}
+    ]

@@ -1,0 +1,162 @@
+"""memory.query's retrieval choices measured on the development conversational sets, recall only: the
+fusion's lexical share, the second hop's settings, and each choice undone in turn.
+
+    .venv/bin/python -m bench.conversational --set life_log,team_chat --sweep [--json F]
+    .venv/bin/python -m bench.conversational --set life_log,team_chat --sweep-bridges [--json F]
+    .venv/bin/python -m bench.conversational --set life_log,team_chat --ablate [--json F]
+
+Each question is embedded once and asked under every setting; recall@10 to four places is what a choice
+is made by, averaged over the sets swept (`mean_rows`). The settings are module constants and functions of
+models/retrieval/ set for the measurement and put back after it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+
+from bench.conversational import CATEGORY, Console, load, score
+
+SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 5) for hop in (2, 3, 4, 5)]
+
+
+def _fusion(name: str, share: float | None) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import fusion
+
+        if share is not None:
+            fusion.MIX_LEXICAL = share
+        return {"fusion": name, "lexical_share": share}
+
+    return setting
+
+
+def _bridge(bridge: tuple[int, int, int] | None) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import bridging
+
+        if bridge is not None:
+            bridging.BRIDGE_LEADERS, bridging.KEEP, bridging.HOP = bridge
+        return {"bridge (leaders, keep, hop)": bridge}
+
+    return setting
+
+
+def _undone(name: str) -> Callable[[], dict]:
+    """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
+
+    def setting() -> dict:
+        from models.retrieval import bridging, identifiers, query, timeline
+
+        if name == "no identifiers first":
+            identifiers.codes = lambda question: []
+        elif name == "the hop asks with the question's words":
+            query._hop = lambda agent_id, names, lexical, text="": query.search(
+                agent_id, text=" ".join(names) + " " + ASKED[0], **lexical
+            )
+        elif name == "names: capitalised words only":
+            bridging._NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+        elif name == "span: the first ranking's leaders as the events":
+            anchored = timeline.anchored
+            timeline.anchored = lambda events, hits: anchored([], hits)
+        elif name == "span: the events' users' memories only":
+            timeline.ranked_in_window = lambda anchors, span, ranked: []
+        elif name == "span: dates only with a year":
+            timeline._DAY_MONTH = timeline._MONTH_DAY = re.compile(r"(?!)")
+        return {"undone": name}
+
+    return setting
+
+
+ABLATIONS = (
+    "as chosen",
+    "no identifiers first",
+    "the hop asks with the question's words",
+    "names: capitalised words only",
+    "span: the first ranking's leaders as the events",
+    "span: the events' users' memories only",
+    "span: dates only with a year",
+)
+ASKED = [""]  # the question being asked, for the hop that asks with its words
+
+
+def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
+    """(setting, whether the first ranking alone is measured beside) for a sweep of `kind`."""
+    if kind == "fusion":
+        return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
+    if kind == "bridges":
+        return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
+    return [(_undone(name), False) for name in ABLATIONS]
+
+
+def _reset() -> None:
+    from models.retrieval import bridging, fusion, identifiers, query, timeline
+
+    for module in (fusion, bridging, identifiers, timeline, query):
+        importlib.reload(module)  # every constant and function back as chosen
+    query.statement.cache_clear()
+
+
+def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion") -> list[dict]:
+    """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
+    fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
+    answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
+    "ablate": each of ABLATIONS) on one set."""
+    from models.retrieval import query
+
+    data = load(set_name, seed)
+    agents = data["agents"][:max_agents] if max_agents else data["agents"]
+    workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
+    try:
+        console = Console(workdir)
+        asked = []
+        for agent in agents:
+            console.add(agent["key"], agent["memories"])
+            for question in agent["questions"]:
+                vector = console.embedder.embed([question["text"]], query=True)[0]
+                asked.append((agent["key"], question, (console.embedder.label, vector)))
+        rows = []
+        for setting, first_too in settings(kind):
+            _reset()
+            row = setting()
+            query.statement.cache_clear()
+            got = defaultdict(list)
+            for key, question, dense in asked:
+                ASKED[0] = question["text"]
+                hops = kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None
+                for bridge in (hops, False) if first_too else (hops,):
+                    hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
+                                        top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge)  # fmt: skip
+                    console.db.session.rollback()
+                    result = score([console.set_id[h.id] for h in hits], question["evidence"])
+                    if bridge == hops:
+                        got["all"].append(result)
+                        got[question["kind"]].append(result)
+                    else:
+                        got["first ranking"].append(result)
+            rows.append(row | {
+                k: round(sum(r["recall@10"] for r in values) / len(values), 4 if k == "all" else 3)
+                for k, values in got.items()
+            })  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
+        _reset()
+        return rows
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def mean_rows(swept: dict[str, list[dict]]) -> list[dict]:
+    """Each setting of a sweep with recall@10 averaged over the sets swept (the development sets): what a
+    choice is made by."""
+    rows = []
+    for settings_ in zip(*swept.values(), strict=True):
+        keys = [k for k in settings_[0] if isinstance(settings_[0][k], float) and k != "lexical_share"]
+        same = {k: v for k, v in settings_[0].items() if k not in keys}
+        rows.append(same | {k: round(sum(r[k] for r in settings_) / len(settings_), 4) for k in keys})
+    return rows
