@@ -585,7 +585,10 @@ def test_questions_scoring_different_numbers_of_words_share_one_statement_and_sc
 
     def ranked(question: str) -> tuple[str, int, list[tuple[int, float, float]]]:
         with statements_sent("AS leaders") as sent:
-            hits = query.search(agent.id, text=question, categories=["profile"], top_k=4, now=now)
+            # The one statement's scores: no second hop (its memories carry no relevance).
+            hits = query.search(
+                agent.id, text=question, categories=["profile"], top_k=4, now=now, bridge=False
+            )
         statement, parameters = sent[0]
         words = parameters["s_terms"].count(",") + 1
         return statement, words, [(h.id, round(h.relevance, 9), round(h.score, 9)) for h in hits]
