@@ -10,7 +10,7 @@ from models import AgentMemory, db
 from models.admins.mechanic import MechanicGrant
 from models.changes.patch_tables import ProposedPatch
 from models.changes.patches import signal_kinds
-from models.history.changelog import ChangeLogEntry
+from models.history.changelog import ChangeLogEntry, produced_revision
 from models.history.memory_history import HistoryEvent
 from models.parsing import parse_utc
 
@@ -101,9 +101,13 @@ def grant_out(grant: MechanicGrant) -> GrantOut:
 
 
 def memory_rev(agent_id: int, memory: AgentMemory) -> int | None:
-    """The thread revision of this memory's latest change (null for a memory without a thread)."""
+    """The thread revision this request's write of the memory produced (null for a memory without a
+    thread); the memory's latest one if this request wrote none."""
     if not memory.thread_id:
         return None
+    produced = produced_revision(agent_id, memory.thread_id, memory.id)
+    if produced is not None:
+        return produced
     return db.session.scalar(
         select(func.max(ChangeLogEntry.rev)).where(
             ChangeLogEntry.agent_id == agent_id,

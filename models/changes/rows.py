@@ -195,16 +195,16 @@ def snapshot_row(memory: Row, *, new: bool = False) -> dict[str, Any]:
 
 
 def as_objects(memories: list[Row]) -> list[AgentMemory]:
-    """The ORM objects the mutation functions return, made without a query: the session's own copy of
-    a row (a caller loaded it earlier) takes the values written, as a fresh load would; a row the
-    session does not hold gets a new persistent object, clean, with nothing left to flush."""
+    """The ORM objects the mutation functions return, made without a query: each memory as this write
+    left it. The session's own copy of a row (a caller loaded it earlier) takes the values written, as a
+    fresh load would; what is returned is a detached copy of its own, which the commit does not expire:
+    read after the commit (an API answer is), it still shows this write, not a row another writer has
+    changed since."""
     objects = []
     for memory in memories:
-        obj = refresh_loaded(AgentMemory, memory["id"], memory)
-        if obj is None:
-            obj = AgentMemory(**memory)
-            make_transient_to_detached(obj)
-            db.session.add(obj)
+        refresh_loaded(AgentMemory, memory["id"], memory)
+        obj = AgentMemory(**memory)
+        make_transient_to_detached(obj)
         objects.append(obj)
     return objects
 

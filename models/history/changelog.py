@@ -101,6 +101,9 @@ def _event(record: Any) -> str | None:
     return EVENTS.get(record.action)
 
 
+PRODUCED = "produced_revisions"  # session.info key: {(agent, thread, memory): the revision a change produced}
+
+
 def bump_revision(agent_id: int, thread_id: str) -> int:
     """Increment the thread's revision atomically and return the new value (1 for a new thread)."""
     table = ThreadRevision.__table__
@@ -144,8 +147,10 @@ def _record_thread_change(record: Any) -> None:
     for key in ("merged_from", "merged_into"):
         if key in (record.data or {}):
             meta[key] = record.data[key]
+    produced = db.session().info.setdefault(PRODUCED, {})
     for thread_id in threads:
         rev = bump_revision(record.agent_id, thread_id)
+        produced[(record.agent_id, thread_id, record.memory_id)] = rev
         db.session.add(
             ChangeLogEntry(
                 agent_id=record.agent_id,
@@ -166,6 +171,14 @@ def _record_thread_change(record: Any) -> None:
                     ChangeLogEntry.rev <= rev - KEEP_PER_THREAD,
                 )
             )
+
+
+def produced_revision(agent_id: int, thread_id: str, memory_id: int) -> int | None:
+    """The thread revision this session's latest change to the memory produced (None if it made none).
+    A write's answer names it, not the thread's newest: another writer may have changed the memory
+    since the commit, and a client that took that later revision as its own would never see that change
+    in a delta. A session lives for one request or one job, so this holds only what that one wrote."""
+    return db.session().info.get(PRODUCED, {}).get((agent_id, thread_id, memory_id))
 
 
 def current_revision(agent_id: int, thread_id: str) -> int:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -616,3 +617,51 @@ def test_dedup_takes_its_agents_rows_before_their_memories_as_every_writer_does(
     ]
     assert "FROM agents" in locks[0] and "FOR NO KEY UPDATE" in locks[0]
     assert "agent_memories" in locks[1]
+
+
+# ----- a write answers with what it wrote -----
+
+
+def test_a_write_returns_the_memory_as_it_left_it_though_another_writer_commits_next(app, make_agent):
+    """The objects the write path returns hold the values their own transaction wrote: read after the
+    commit (as an API answer is), they do not reload the row a later writer has changed meanwhile."""
+    agent_id = make_agent().id
+    saved = write.save(agent_id, "Waters the ferns on Sundays", actor="agent").memory
+    changed = write.change(agent_id, saved.id, actor="agent", content="Waters the ferns on Saturdays").memory
+    (deleted,) = write.remove(agent_id, [saved.id], actor="agent", reason="test")
+
+    def another_writer() -> None:  # its own app context: its own session, as another request's
+        with app.app_context():
+            write.restore(agent_id, saved.id, actor="agent")
+            write.change(agent_id, saved.id, actor="agent", content="Waters the ferns on Fridays")
+            db.session.remove()
+
+    thread = threading.Thread(target=another_writer)
+    thread.start()
+    thread.join(timeout=30)
+    assert (saved.content, saved.deleted_at) == ("Waters the ferns on Sundays", None)
+    assert (changed.content, changed.deleted_at) == ("Waters the ferns on Saturdays", None)
+    assert deleted.deleted_at is not None
+    assert _row(saved.id)["content"] == "Waters the ferns on Fridays"  # the later writer's, in the table
+
+
+def test_a_writes_answer_names_the_revision_it_produced_not_a_later_writers(app, make_agent):
+    """A client takes a write's `rev` as its cursor for the thread's delta: the revision of a change
+    committed after the write, by someone else, would hide that change from the client for good."""
+    from console.api.convert import memory_rev
+
+    agent_id = make_agent().id
+    saved = write.save(agent_id, "Waters the ferns on Sundays", actor="agent", thread_id="t-ferns").memory
+    changed = write.change(agent_id, saved.id, actor="agent", content="Waters the ferns on Saturdays").memory
+
+    def another_writer() -> None:
+        with app.app_context():
+            write.change(agent_id, saved.id, actor="agent", content="Waters the ferns on Fridays")
+            db.session.remove()
+
+    thread = threading.Thread(target=another_writer)
+    thread.start()
+    thread.join(timeout=30)
+    assert memory_rev(agent_id, changed) == 2  # the create was 1, the later writer's change 3
+    db.session.remove()  # a new request: it wrote nothing, so the thread's newest revision of the memory
+    assert memory_rev(agent_id, changed) == 3
