@@ -1,12 +1,15 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
-fusion's lexical share, the second hop's settings, and each choice undone in turn.
+fusion's lexical share, the second hop's settings, the leading hit's user's memories, and each choice
+undone in turn.
 
-    .venv/bin/python -m bench.conversational --set life_log,team_chat --sweep [--json F]
-    .venv/bin/python -m bench.conversational --set life_log,team_chat --sweep-bridges [--json F]
-    .venv/bin/python -m bench.conversational --set life_log,team_chat --ablate [--json F]
+    .venv/bin/python -m bench.conversational --sweep [--json F]
+    .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
+    .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
+    .venv/bin/python -m bench.conversational --ablate [--json F]
 
-Each question is embedded once and asked under every setting; recall@10 to four places is what a choice
-is made by, averaged over the sets swept (`mean_rows`). The settings are module constants and functions of
+(`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
+recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
+`all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it.
 """
 
@@ -24,6 +27,7 @@ from bench.conversational import CATEGORY, Console, load, score
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 5) for hop in (2, 3, 4, 5)]
+SUBJECTS = [(keep, hop, depth) for keep in (2, 3, 4, 5) for hop in (0, 3, 5) for depth in (20, 30)]
 
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
@@ -48,6 +52,17 @@ def _bridge(bridge: tuple[int, int, int] | None) -> Callable[[], dict]:
     return setting
 
 
+def _subject(subject: tuple[int, int, int] | None) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import bridging
+
+        if subject is not None:
+            bridging.SUBJECT_KEEP, bridging.SUBJECT_HOP, bridging.SUBJECT_DEPTH = subject
+        return {"subject (keep, hop, depth)": subject}
+
+    return setting
+
+
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -67,6 +82,8 @@ def _undone(name: str) -> Callable[[], dict]:
             timeline.anchored = lambda events, hits: anchored([], hits)
         elif name == "span: the events' users' memories only":
             timeline.ranked_in_window = lambda anchors, span, ranked: []
+        elif name == "no leading hit's user's memories":
+            bridging.same_subject = lambda hits, first, top_k: hits[:top_k]
         elif name == "span: dates only with a year":
             timeline._DAY_MONTH = timeline._MONTH_DAY = re.compile(r"(?!)")
         return {"undone": name}
@@ -79,6 +96,7 @@ ABLATIONS = (
     "no identifiers first",
     "the hop asks with the question's words",
     "names: capitalised words only",
+    "no leading hit's user's memories",
     "span: the first ranking's leaders as the events",
     "span: the events' users' memories only",
     "span: dates only with a year",
@@ -92,6 +110,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
+    if kind == "subjects":
+        return [(_subject(None), False)] + [(_subject(s), False) for s in SUBJECTS]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -107,7 +127,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
-    "ablate": each of ABLATIONS) on one set."""
+    "subjects": each setting of SUBJECTS, a hop of 0 leaving the leading hit's user's memories out;
+    "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)
@@ -143,7 +164,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
             rows.append(row | {
                 k: round(sum(r["recall@10"] for r in values) / len(values), 4 if k == "all" else 3)
                 for k, values in got.items()
-            })  # fmt: skip
+            } | {"all@5": round(sum(r["recall@5"] for r in got["all"]) / len(got["all"]), 4)})  # fmt: skip
             print(json.dumps(rows[-1]), flush=True)
         _reset()
         return rows
