@@ -11,8 +11,8 @@ devices, moves, technician visits that move, tickets); `assistant_notes`, what a
 about several users; `household`, what a household's assistant remembers of a family (schools,
 appointments that move, pets, repairs, relatives, trips, order numbers); `vet_clinic`, what a veterinary
 practice's front desk remembers of its clients and their animals, written after every choice below was
-made. Every retrieval choice (the embedder's path, fusion, weights, the second hops, identifiers, spans,
-the leading hit's user) is made on the development sets, `life_log`, `team_chat` and `support_desk`
+made. Every retrieval choice (the embedder's path, fusion, weights, the second hops, identifiers, spans)
+is made on the development sets, `life_log`, `team_chat` and `support_desk`
 (team_chat and support_desk were held out until the choices they were first reported under were made,
 and are development since: docs/benchmarks.md); the other three are held out, reported as they came out.
 
@@ -308,11 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
     parser.add_argument("--sweep-bridges", action="store_true", help="the second hop's settings, recall only")
     parser.add_argument(
-        "--sweep-subjects",
-        action="store_true",
-        help="the leading hit's user's memories' settings, recall only",
-    )
-    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument("--json")
@@ -327,11 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         from jobs.local_embedder import LocalMiniLM
 
         LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
-    if args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate:
+    if args.sweep or args.sweep_bridges or args.ablate:
         from bench.conversational_choices import mean_rows, sweep
 
-        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges
-                else "subjects" if args.sweep_subjects else "fusion")  # fmt: skip
+        kind = "ablate" if args.ablate else "bridges" if args.sweep_bridges else "fusion"
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)

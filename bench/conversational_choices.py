@@ -1,10 +1,8 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
-fusion's lexical share, the second hop's settings, the leading hit's user's memories, and each choice
-undone in turn.
+fusion's lexical share, the second hop's settings, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
-    .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
@@ -27,7 +25,6 @@ from bench.conversational import CATEGORY, Console, load, score
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 5) for hop in (2, 3, 4, 5)]
-SUBJECTS = [(keep, hop, depth) for keep in (2, 3, 4, 5) for hop in (0, 3, 5) for depth in (20, 30)]
 
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
@@ -52,17 +49,6 @@ def _bridge(bridge: tuple[int, int, int] | None) -> Callable[[], dict]:
     return setting
 
 
-def _subject(subject: tuple[int, int, int] | None) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import bridging
-
-        if subject is not None:
-            bridging.SUBJECT_KEEP, bridging.SUBJECT_HOP, bridging.SUBJECT_DEPTH = subject
-        return {"subject (keep, hop, depth)": subject}
-
-    return setting
-
-
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -82,8 +68,6 @@ def _undone(name: str) -> Callable[[], dict]:
             timeline.anchored = lambda events, hits: anchored([], hits)
         elif name == "span: the events' users' memories only":
             timeline.ranked_in_window = lambda anchors, span, ranked: []
-        elif name == "no leading hit's user's memories":
-            bridging.same_subject = lambda hits, first, top_k: hits[:top_k]
         elif name == "span: dates only with a year":
             timeline._DAY_MONTH = timeline._MONTH_DAY = re.compile(r"(?!)")
         return {"undone": name}
@@ -96,7 +80,6 @@ ABLATIONS = (
     "no identifiers first",
     "the hop asks with the question's words",
     "names: capitalised words only",
-    "no leading hit's user's memories",
     "span: the first ranking's leaders as the events",
     "span: the events' users' memories only",
     "span: dates only with a year",
@@ -110,8 +93,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
-    if kind == "subjects":
-        return [(_subject(None), False)] + [(_subject(s), False) for s in SUBJECTS]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -127,7 +108,6 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
-    "subjects": each setting of SUBJECTS, a hop of 0 leaving the leading hit's user's memories out;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 

@@ -9,17 +9,10 @@ memories holding them, lexically (no second embedding), and lets that hop's best
 after the first ranking's leaders (`merged`). A question whose leader names nothing new, or asked with a
 threshold (which compares the question's own words), is answered by the first ranking alone.
 
-"Which router does the customer using an iPhone 15 have?" names no one: its leading hit ("Freya uses an
-iPhone 15 ...") says who, and the answer is another memory of that person ("Freya has the Juno Gateway
-router"), which the question's own ranking holds, but below other people's routers. A hybrid question
-asked of several users' memories (no `user_id` filter) therefore prefers, after the first SUBJECT_KEEP
-results, the memories of the leading hit's user among the first SUBJECT_DEPTH of its own ranking
-(`same_subject`): no statement more, only a deeper read of the first one.
-
-BRIDGE_LEADERS, KEEP and HOP, what a name is, the hop asking for the names alone, and SUBJECT_DEPTH,
-SUBJECT_KEEP and SUBJECT_HOP were chosen on the development conversational sets (`python -m
-bench.conversational --sweep-bridges`; docs/benchmarks.md, "Conversational sets"). KEEP says where the
-hop's hits come in, HOP how many.
+BRIDGE_LEADERS, KEEP and HOP, what a name is, and the hop asking for the names alone were chosen on the
+two development conversational sets (`python -m bench.conversational --set life_log,team_chat
+--sweep-bridges`; docs/benchmarks.md, "Conversational sets"). KEEP says where the hop's hits come in,
+HOP how many.
 """
 
 from __future__ import annotations
@@ -35,12 +28,6 @@ BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 KEEP = 3
 HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
-SUBJECT_DEPTH = 30  # how deep the first ranking is read for the leading hit's user's memories
-# Where they come in (after the first 4 results: one place at the agent API's default of five) and how
-# many: after 4, 5 of them raised the development sets' recall@10 from 0.9264 to 0.9370 and recall@5 from
-# 0.8748 to 0.8842; after 2 or 3, recall@10 as much but recall@5 below none at all; 3 of them, 0.9332.
-SUBJECT_KEEP = 4
-SUBJECT_HOP = 5
 
 # A name: a capitalised word ("Tamsin"), a hyphenated lower-case one ("audit-trail", "db-replica-16") or a
 # code of capitals and digits ("ZD-6836", "KL2035").
@@ -89,15 +76,3 @@ def merged(
             seen.add(hit.id)
             out.append(hit)
     return out
-
-
-def same_subject(hits: list[Any], first: list[Any], top_k: int) -> list[Any]:
-    """`hits` with the memories of their leader's user (`user_id`) among `first` (the question's own
-    ranking, SUBJECT_DEPTH deep) let in after the first SUBJECT_KEEP, SUBJECT_HOP at most (`merged`).
-    Unchanged when the leader has no user, or when every memory of `first` is that user's: then there is
-    no one else's to rank them above."""
-    user = hits[0].user_id if hits else None
-    theirs = [hit for hit in first if hit.user_id == user]
-    if user is None or len(theirs) == len(first):
-        return hits[:top_k]
-    return merged(hits, theirs, top_k, keep=SUBJECT_KEEP, hop=SUBJECT_HOP)

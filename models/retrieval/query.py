@@ -14,7 +14,7 @@ from its stages, each in a module of its own:
 After it, a second hop for the questions one ranking cannot answer: the memories of the span of days a
 question asks about, around the event's and its best hits' days (models/retrieval/timeline.py); else the
 memories holding a code the question names, first (models/retrieval/identifiers.py), and those the names
-its best hit carries lead to, and the memories of its best hit's user (models/retrieval/bridging.py).
+its best hit carries lead to (models/retrieval/bridging.py).
 """
 
 from __future__ import annotations
@@ -240,8 +240,7 @@ def search(
     around an event, the memories of that span around the event's and the leading hits' days
     (models/retrieval/timeline.py); else, hybrid, the memories holding a code the question names first
     (models/retrieval/identifiers.py), then a lexical hop through the names the leading hit carries and
-    the question does not, and, asked of several users, the leading hit's user's memories of the first
-    ranking (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    the question does not (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
     its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
@@ -256,13 +255,10 @@ def search(
     span = timeline.window(text) if hops else None
     lexical: dict[str, Any] = dict(categories=categories, filters=filters, top_k=top_k, with_match=with_match,
                                    rag_caps=rag_caps, now=now, mode="lexical", bridge=False)  # fmt: skip
-    # A span's question ranks deeper: the memories of the span it asks about are looked for among them too;
-    # so does a hybrid one over several users: its leader's user's memories (bridging.same_subject).
-    # The latter re-ranks only the leaders top_k would: its first top_k stay what they would have been.
-    subject = hops and mode == "hybrid" and dense is not None and "user_id" not in filters
-    ranked = max(top_k, timeline.RANKED if span is not None else bridging.SUBJECT_DEPTH if subject else 0)
+    # A span's question ranks deeper: the memories of the span it asks about are looked for among them too.
+    ranked = max(top_k, timeline.RANKED) if span is not None else top_k
     hits = _first_ranking(agent_id, text, categories, filters, ranked, threshold, relative_threshold, with_match,
-                          rag_caps, now, dense, mode, fusion, ranked if span is not None else top_k)  # fmt: skip
+                          rag_caps, now, dense, mode, fusion)  # fmt: skip
     if not (hops and hits):
         return hits[:top_k]
     if span is not None:
@@ -279,9 +275,7 @@ def search(
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
         hits = bridging.merged(hits, _hop(agent_id, bridged, lexical), top_k)
-    if subject:
-        hits = bridging.same_subject(hits, first, top_k)
-    return _own_figures(hits[:top_k], first)
+    return _own_figures(hits, first)
 
 
 def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:
@@ -345,10 +339,8 @@ def _first_ranking(
     dense: tuple[str, Any] | None,
     mode: str,
     fusion: str,
-    leaders: int | None = None,
 ) -> list[Hit]:
-    """The one statement's ranking (`statement`), without the second hops: its first top_k of the first
-    `leaders` x RERANK_FACTOR re-ranked with the relations boost (`leaders`: top_k unless given)."""
+    """The one statement's ranking (`statement`), without the second hops."""
     words = question_words(text)  # every word weighs in the score (models/retrieval/ranking.py)
     if text and text.strip() and not words:
         return []  # a query with no searchable words matches nothing
@@ -375,7 +367,7 @@ def _first_ranking(
         "categories": _categories_param(dialect, names),
         "now": now or utcnow(),
         "top_k": top_k,
-        "leaders": (leaders or top_k) * RERANK_FACTOR,
+        "leaders": top_k * RERANK_FACTOR,
         **filter_params(filters),
     }
     for i, name in enumerate(capped):

@@ -7,11 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from jobs import embeddings
 from models import db
 from models.retrieval import bridging, query
 from tests.api_support import bearer
-from tests.models.retrieval.retrieval_support import backfill_all, remember
 
 FILLER = [
     "Zofia mentioned her cousin, Quinn, who lives in Kyoto.",
@@ -134,68 +132,3 @@ def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory
     assert merged[: bridging.KEEP] == [1, 2, 3][: bridging.KEEP]
     assert len(merged) == len(set(merged)) == 6
     assert 9 in merged
-
-
-# ----- the leading hit's user -----
-
-PHONE = "Uses an iPhone 15 on the Talk and Text plan."  # the question's description of the customer
-ROUTER = "Has the Juno Gateway Ultra router, set up in the hallway by the engineer last spring."
-OTHER_ROUTERS = {  # other customers' routers, nearer the question's words than the answer
-    "idris": "Has the Vanta Hub router.",
-    "nadia": "Has the Osprey Hub router.",
-    "tariq": "Has the Helix Mesh router.",
-    "aisha": "Has the Tern Dual router.",
-    "ravi": "Has the Pylon Hub router.",
-}
-CUSTOMER = "Which router does the customer using an iPhone 15 have?"
-
-
-@pytest.fixture
-def customers(app, make_agent, embedder):
-    """An agent serving several users, whose memories do not name them: the user is the memory's user_id."""
-    agent = make_agent(role="supervisor")
-    phone = remember(agent, PHONE, category="event", user_id="freya")
-    router = remember(agent, ROUTER, category="event", user_id="freya")
-    for user, text in OTHER_ROUTERS.items():
-        remember(agent, text, category="event", user_id=user)
-    db.session.commit()
-    backfill_all()
-    return agent, phone, router
-
-
-def _asked(agent, **kwargs) -> list[int]:
-    hits = query.search(
-        agent.id, text=CUSTOMER, categories=["event"], top_k=5, dense=embeddings.query_vector(CUSTOMER),
-        **kwargs,
-    )  # fmt: skip
-    db.session.rollback()
-    return [h.id for h in hits]
-
-
-def test_the_leading_hits_users_other_memory_comes_in_after_the_first_results(customers):
-    agent, phone, router = customers
-    without = _asked(agent, bridge=False)
-    assert without[0] == phone.id and router.id not in without  # other customers' routers crowd it out
-    found = _asked(agent)
-    assert found[: bridging.SUBJECT_KEEP] == without[: bridging.SUBJECT_KEEP]
-    assert found[bridging.SUBJECT_KEEP] == router.id
-
-
-def test_asked_of_one_user_the_first_ranking_stands(customers):
-    agent, phone, router = customers
-    assert _asked(agent, filters={"user_id": "freya"}) == _asked(
-        agent, filters={"user_id": "freya"}, bridge=False
-    )
-
-
-def test_the_leading_hits_user_is_preferred_only_where_there_is_someone_else_to_prefer_it_to():
-    def hit(i: int, user: str | None) -> SimpleNamespace:
-        return SimpleNamespace(id=i, user_id=user)
-
-    mixed = [hit(1, "a"), hit(2, "b"), hit(3, "b"), hit(4, "b"), hit(5, "b"), hit(6, "a"), hit(7, "a")]
-    keep = bridging.SUBJECT_KEEP
-    assert [h.id for h in bridging.same_subject(mixed, mixed, top_k=keep + 1)] == [*range(1, keep + 1), 6]
-    one_user = [hit(i, "a") for i in range(1, 8)]
-    assert bridging.same_subject(one_user[:5], one_user, top_k=5) == one_user[:5]
-    no_user = [hit(i, None) for i in range(1, 8)]
-    assert bridging.same_subject(no_user, no_user, top_k=5) == no_user[:5]
