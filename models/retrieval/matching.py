@@ -179,7 +179,10 @@ def _sqlite_pool(dialect: str, where: list[ColumnElement[bool]], words: int, oth
     ids = found.cte("candidate_ids")
 
     def scored(param: str) -> Select[Any]:
-        in_pool = _T.c.id.in_(select(ids.c.id))
+        # The full-text match reads every agent's memories; each match is checked against the pool before
+        # its memory is looked up, not after (`rowid + 0`: a clause on the full-text row that no index
+        # serves — asked of FTS5 as `rowid IN`, it would run the whole query once per candidate).
+        in_pool = (_fts.c.rowid + 0).in_(select(ids.c.id))
         return (
             select(*candidate_columns(dialect)).select_from(_FTS_JOIN).where(in_pool, _match(dialect, param))
         )
