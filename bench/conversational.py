@@ -3,7 +3,7 @@
     pip install -e '.[local-embeddings,bench-peers]'
     .venv/bin/python -m bench.conversational --set life_log,team_chat [--seed 0] [--systems ...] [--json F] [--section F]
 
-The sets come from six independent generators (bench/conversations/), each written by someone who saw
+The sets come from seven independent generators (bench/conversations/), each written by someone who saw
 neither the others nor the retrieval code: `life_log`, friends' dated life events over months of chat
 sessions; `team_chat`, what an agent in a small company's team chat remembers of colleagues, projects,
 incidents and rotas; `support_desk`, what a provider's support desk remembers of its customers (plans,
@@ -11,10 +11,12 @@ devices, moves, technician visits that move, tickets); `assistant_notes`, what a
 about several users; `household`, what a household's assistant remembers of a family (schools,
 appointments that move, pets, repairs, relatives, trips, order numbers); `vet_clinic`, what a veterinary
 practice's front desk remembers of its clients and their animals, written after every choice below was
-made. Every retrieval choice (the embedder's path, fusion, weights, the second hops, identifiers, spans)
+made; `tutoring_center`, what a tutoring centre's assistant remembers of its students, their families and
+tutors, written after vet_clinic was reported. Every retrieval choice (the embedder's path, fusion, weights, the second hops, identifiers, spans,
+the best hit's user)
 is made on the development sets, `life_log`, `team_chat` and `support_desk`
 (team_chat and support_desk were held out until the choices they were first reported under were made,
-and are development since: docs/benchmarks.md); the other three are held out, reported as they came out.
+and are development since: docs/benchmarks.md); the other four are held out, reported as they came out.
 
 Each agent of a set is one memory store. Every system gets the same memories, and each question is asked
 of its own agent's store by every system in turn, the order rotating question by question, so the
@@ -56,7 +58,15 @@ sys.path.insert(0, str(ROOT))
 
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
-SETS = ("life_log", "team_chat", "support_desk", "assistant_notes", "household", "vet_clinic")
+SETS = (
+    "life_log",
+    "team_chat",
+    "support_desk",
+    "assistant_notes",
+    "household",
+    "vet_clinic",
+    "tutoring_center",
+)
 DEVELOPMENT = SETS[:3]  # choices are made on these; the others are only reported
 HELD_OUT = SETS[3:]
 SYSTEMS = ("memory.query", "memory.query lexical", "mem0 + FAISS", "BM25")
@@ -308,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
     parser.add_argument("--sweep-bridges", action="store_true", help="the second hop's settings, recall only")
     parser.add_argument(
+        "--sweep-subjects",
+        action="store_true",
+        help="the leading hit's user's memories' settings, recall only",
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument("--json")
@@ -322,10 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         from jobs.local_embedder import LocalMiniLM
 
         LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
-    if args.sweep or args.sweep_bridges or args.ablate:
+    if args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate:
         from bench.conversational_choices import mean_rows, sweep
 
-        kind = "ablate" if args.ablate else "bridges" if args.sweep_bridges else "fusion"
+        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges
+                else "subjects" if args.sweep_subjects else "fusion")  # fmt: skip
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)

@@ -1,8 +1,10 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
-fusion's lexical share, the second hop's settings, and each choice undone in turn.
+fusion's lexical share, the second hop's settings, the leading hit's user's memories, and each choice
+undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
+    .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
@@ -25,6 +27,8 @@ from bench.conversational import CATEGORY, Console, load, score
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 5) for hop in (2, 3, 4, 5)]
+# (keep, hop): hop 0 lets none in, as without them.
+SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
@@ -45,6 +49,16 @@ def _bridge(bridge: tuple[int, int, int] | None) -> Callable[[], dict]:
         if bridge is not None:
             bridging.BRIDGE_LEADERS, bridging.KEEP, bridging.HOP = bridge
         return {"bridge (leaders, keep, hop)": bridge}
+
+    return setting
+
+
+def _subject(subject: tuple[int, int]) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import bridging
+
+        bridging.SUBJECT_KEEP, bridging.SUBJECT_HOP = subject
+        return {"subject (keep, hop)": subject}
 
     return setting
 
@@ -93,6 +107,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
+    if kind == "subjects":
+        return [(_subject(subject), False) for subject in SUBJECTS]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -108,7 +124,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
-    "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    "subjects": the leading hit's user's memories at each setting of SUBJECTS; "ablate": each of
+    ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)

@@ -255,26 +255,34 @@ def search(
     span = timeline.window(text) if hops else None
     lexical: dict[str, Any] = dict(categories=categories, filters=filters, top_k=top_k, with_match=with_match,
                                    rag_caps=rag_caps, now=now, mode="lexical", bridge=False)  # fmt: skip
-    # A span's question ranks deeper: the memories of the span it asks about are looked for among them too.
-    ranked = max(top_k, timeline.RANKED) if span is not None else top_k
+    # A span's question ranks deeper: the memories of the span it asks about are looked for among them too;
+    # so does a hybrid one over several users: its leader's user's memories (bridging.same_subject). The
+    # latter re-ranks only the leaders top_k would: its first top_k stay what they would have been.
+    subject = hops and mode == "hybrid" and dense is not None and "user_id" not in filters
+    ranked = max(top_k, timeline.RANKED if span is not None else bridging.SUBJECT_DEPTH if subject else 0)
     hits = _first_ranking(agent_id, text, categories, filters, ranked, threshold, relative_threshold, with_match,
-                          rag_caps, now, dense, mode, fusion)  # fmt: skip
+                          rag_caps, now, dense, mode, fusion, ranked if span is not None else top_k)  # fmt: skip
     if not (hops and hits):
         return hits[:top_k]
     if span is not None:
         events = _let_in(search(agent_id, text=span.event, **(lexical | {"top_k": 1}))) if span.event else []
         spanned = _spanned(agent_id, timeline.anchored(events, hits), span, categories, filters, top_k)
         return _own_figures(spanned, hits)
-    first = hits
+    first, hits = hits, hits[:top_k]
     codes = identifiers.codes(text) if mode == "hybrid" and dense is not None else []
     if codes:
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
         held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
     bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
+    keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
-        hits = bridging.merged(hits, _hop(agent_id, bridged, lexical), top_k)
+        second = _hop(agent_id, bridged, lexical)
+        keep = max(keep, bridging.hop_end(hits, second))  # the user's memories come in after the hop's hits
+        hits = bridging.merged(hits, second, top_k)
+    if subject:
+        hits = bridging.same_subject(hits, first, top_k, keep)
     return _own_figures(hits, first)
 
 
@@ -339,8 +347,10 @@ def _first_ranking(
     dense: tuple[str, Any] | None,
     mode: str,
     fusion: str,
+    leaders: int | None = None,
 ) -> list[Hit]:
-    """The one statement's ranking (`statement`), without the second hops."""
+    """The one statement's ranking (`statement`), without the second hops: its first top_k of the first
+    `leaders` x RERANK_FACTOR re-ranked with the relations boost (`leaders`: top_k unless given)."""
     words = question_words(text)  # every word weighs in the score (models/retrieval/ranking.py)
     if text and text.strip() and not words:
         return []  # a query with no searchable words matches nothing
@@ -367,7 +377,7 @@ def _first_ranking(
         "categories": _categories_param(dialect, names),
         "now": now or utcnow(),
         "top_k": top_k,
-        "leaders": top_k * RERANK_FACTOR,
+        "leaders": (leaders or top_k) * RERANK_FACTOR,
         **filter_params(filters),
     }
     for i, name in enumerate(capped):

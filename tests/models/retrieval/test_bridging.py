@@ -7,9 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from jobs import embeddings
 from models import db
 from models.retrieval import bridging, query
 from tests.api_support import bearer
+from tests.models.retrieval.retrieval_support import backfill_all, remember
 
 FILLER = [
     "Zofia mentioned her cousin, Quinn, who lives in Kyoto.",
@@ -132,3 +134,78 @@ def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory
     assert merged[: bridging.KEEP] == [1, 2, 3][: bridging.KEEP]
     assert len(merged) == len(set(merged)) == 6
     assert 9 in merged
+
+
+# ----- the leading hit's user -----
+
+PHONE = "uses an iphone 15 on the talk and text plan."  # the question's description of the customer
+ROUTER = "has the juno gateway ultra router, set up in the hallway by the engineer last spring."
+OTHER_ROUTERS = [  # other customers' routers, nearer the question's words than the answer
+    f"has the {name} router." for name in
+    ("vanta hub", "osprey hub", "helix mesh", "tern dual", "pylon hub", "orca hub", "kestrel mesh", "delta hub",
+     "falcon dual", "lumen hub", "nimbus mesh", "ember hub")
+]  # fmt: skip
+CUSTOMER = "Which router does the customer using an iPhone 15 have?"
+
+
+@pytest.fixture
+def customers(app, make_agent, embedder):
+    """An agent serving several users, whose memories do not name them: the user is the memory's user_id."""
+    agent = make_agent(role="supervisor")
+    phone = remember(agent, PHONE, category="event", user_id="freya")
+    router = remember(agent, ROUTER, category="event", user_id="freya")
+    for i, text in enumerate(OTHER_ROUTERS):
+        remember(agent, text, category="event", user_id=f"customer-{i}")
+    db.session.commit()
+    backfill_all()
+    return agent, phone, router
+
+
+def _asked(agent, top_k: int = 10, **kwargs) -> list[int]:
+    hits = query.search(
+        agent.id, text=CUSTOMER, categories=["event"], top_k=top_k, dense=embeddings.query_vector(CUSTOMER),
+        **kwargs,
+    )  # fmt: skip
+    db.session.rollback()
+    return [h.id for h in hits]
+
+
+def test_the_leading_hits_users_other_memory_comes_in_after_the_first_results(customers, monkeypatch):
+    agent, phone, router = customers
+    without = _asked(agent, bridge=False)
+    assert without[0] == phone.id and router.id not in without  # other customers' routers crowd it out
+    found = _asked(agent)
+    monkeypatch.setattr(bridging, "SUBJECT_HOP", 0)  # the names hop alone
+    names_only = _asked(agent)
+    at = found.index(router.id)
+    assert at >= bridging.SUBJECT_KEEP and found[:at] == names_only[:at]
+
+
+def test_asked_of_one_user_the_first_ranking_stands(customers):
+    agent, phone, router = customers
+    assert _asked(agent, filters={"user_id": "freya"}) == _asked(
+        agent, filters={"user_id": "freya"}, bridge=False
+    )
+
+
+def _hit(i: int, user: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(id=i, user_id=user)
+
+
+def test_the_leading_hits_user_comes_in_after_keep_and_only_where_there_is_someone_else_to_prefer_it_to():
+    mixed = [_hit(1, "a"), _hit(2, "b"), _hit(3, "b"), _hit(4, "b"), _hit(5, "b"), _hit(6, "a"), _hit(7, "a")]
+    assert [h.id for h in bridging.same_subject(mixed, mixed, top_k=5, keep=4)] == [1, 2, 3, 4, 6]
+    assert [h.id for h in bridging.same_subject(mixed, mixed, top_k=5, keep=2)] == [1, 2, 6, 7, 3]
+    one_user = [_hit(i, "a") for i in range(1, 8)]
+    assert bridging.same_subject(one_user[:5], one_user, top_k=5, keep=2) == one_user[:5]
+    no_user = [_hit(i) for i in range(1, 8)]
+    assert bridging.same_subject(no_user, no_user, top_k=5, keep=2) == no_user[:5]
+
+
+def test_the_names_hops_hits_end_after_keep_and_the_hits_it_lets_in():
+    first = [_hit(i) for i in range(1, 11)]
+    assert bridging.hop_end(first, []) == bridging.KEEP
+    assert bridging.hop_end(first, first[: bridging.KEEP]) == bridging.KEEP  # all among the leaders
+    news = [_hit(i) for i in range(20, 30)]
+    assert bridging.hop_end(first, news) == bridging.KEEP + bridging.HOP
+    assert bridging.hop_end(first, [first[0], news[0]]) == bridging.KEEP + 1
