@@ -35,7 +35,9 @@ BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 KEEP = 3
 HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
-SUBJECT_DEPTH = 30  # how deep the first ranking is read for the leading hit's user's memories
+# How deep the first ranking is read for the leading hit's user's memories: no deeper than the leaders its
+# statement re-ranks (query.RERANK_FACTOR x top_k), so that its first top_k stay as they would be.
+SUBJECT_DEPTH = 30
 # Where they come in when the names hop let nothing in (else after its hits: `hop_end`), and how many:
 # chosen on the three development sets (`python -m bench.conversational --sweep-subjects`): recall@10
 # averaged over them 0.9354 against 0.9258 with none, recall@5 unchanged; after 3 or 5 the same, 3 of them
