@@ -75,6 +75,8 @@ def _undone(name: str) -> Callable[[], dict]:
             query._hop = lambda agent_id, names, lexical, text="": query.search(
                 agent_id, text=" ".join(names) + " " + ASKED[0], **lexical
             )
+        elif name == "names: codes too":
+            bridging.CODES = re.compile(r"(?!)")
         elif name == "names: capitalised words only":
             bridging._NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
         elif name == "span: the first ranking's leaders as the events":
@@ -93,6 +95,7 @@ ABLATIONS = (
     "as chosen",
     "no identifiers first",
     "the hop asks with the question's words",
+    "names: codes too",
     "names: capitalised words only",
     "span: the first ranking's leaders as the events",
     "span: the events' users' memories only",

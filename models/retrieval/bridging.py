@@ -4,10 +4,17 @@
 ("Tamsin graduated with a degree in marine biology"), and the memory that links the two ("Zofia mentioned
 her grandmother, Tamsin, who lives in Lyon") is what the question finds first. memory.query therefore
 reads the names its leading hit carries that the question does not (`bridge_names`) — a person's or a
-place's capitalised name, a hyphenated name such as a service's (`audit-trail`) or a code — asks for the
-memories holding them, lexically (no second embedding), and lets that hop's best hits into the results
+place's capitalised name, a hyphenated name such as a service's (`audit-trail`) or a short code (a room's
+"B12") — asks for the memories holding them, lexically (no second embedding), and lets that hop's best hits into the results
 after the first ranking's leaders (`merged`). A question whose leader names nothing new, or asked with a
 threshold (which compares the question's own words), is answered by the first ranking alone.
+
+A code of five characters or more (identifiers.CODE: a ticket's "ZD-4909", an order's) is not bridged:
+it names the one memory that holds it, nearly always the leader itself, so asking for it again would
+spend a name's place on a memory already found. ("Who is the manager of the person who fixed
+Northwind's bounced password reset emails?" leads with "... Viktor resolved ZD-4909, Northwind's ...":
+the hop asks for Viktor, not the ticket.) Measured on the development sets by `python -m
+bench.conversational --ablate` ("names: codes too").
 
 BRIDGE_LEADERS, KEEP and HOP, what a name is, and the hop asking for the names alone were chosen on the
 two development conversational sets (`python -m bench.conversational --set life_log,team_chat
@@ -28,6 +35,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from models.retrieval import identifiers
+
 BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 # The first ranking's leaders that stay ahead of the second hop's hits: 3 leave the hop two places at the
 # agent API's default of five results, where 5 would leave it none (at ten results 5 measure a little
@@ -46,8 +55,9 @@ SUBJECT_KEEP = 4
 SUBJECT_HOP = 4
 
 # A name: a capitalised word ("Tamsin"), a hyphenated lower-case one ("audit-trail", "db-replica-16") or a
-# code of capitals and digits ("ZD-6836", "KL2035").
+# code of capitals and digits ("B12"; those of CODES' form are not bridged).
 _NAME = re.compile(r"\b(?:[A-Z][a-z]{2,}|[a-z]+(?:-[a-z0-9]+)+|[A-Z]+-?\d+[A-Z0-9]*)\b")
+CODES = identifiers.CODE  # what names one memory only: not bridged
 # Capitalised for other reasons than naming someone or something: calendar words, sentence openers.
 _NOT_NAMES = frozenset(
     """january february march april may june july august september october november december
@@ -59,16 +69,16 @@ _NOT_NAMES = frozenset(
 
 
 def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
-    """The names (`_NAME`, not calendar words or sentence openers) that `leaders`' content carries and the
-    question does not, in order of appearance, at most MAX_NAMES."""
+    """The names (`_NAME`, not calendar words or sentence openers, nor codes: `CODES`) that `leaders'`
+    content carries and the question does not, in order of appearance, at most MAX_NAMES."""
     # Its words, and its hyphenated words whole ("audit-trail" asked is no new name).
-    words = re.findall(r"[A-Za-z]+", question) + re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", question)
+    words = re.findall(r"[A-Za-z0-9]+", question) + re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", question)
     asked = {word.lower() for word in words}
     names: list[str] = []
     for hit in leaders:
         for name in _NAME.findall(hit.content or ""):
             low = name.lower()
-            if low in asked or low in _NOT_NAMES or name in names:
+            if low in asked or low in _NOT_NAMES or name in names or CODES.fullmatch(name):
                 continue
             names.append(name)
     return names[:MAX_NAMES]

@@ -94,16 +94,25 @@ def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar
     assert bridging.bridge_names("Zofia Tamsin Lyon Quinn", leaders) == []
 
 
-def test_a_hyphenated_name_and_a_code_are_names_too_and_one_the_question_holds_is_not_new():
-    leader = SimpleNamespace(
-        content="Re ZD-6836, exports timing out: Felix shipped the fix in report-builder."
-    )
+def test_a_hyphenated_name_and_a_short_code_are_names_too_and_one_the_question_holds_is_not_new():
+    leader = SimpleNamespace(content="Exports timing out in room B12: Felix shipped the fix in report-builder.")
     assert bridging.bridge_names("Who manages the owner of the service behind it?", [leader]) == [
-        "ZD-6836",
+        "Exports",
+        "B12",
         "Felix",
         "report-builder",
     ]
-    assert bridging.bridge_names("Who fixed ZD-6836 in report-builder?", [leader]) == ["Felix"]
+    assert bridging.bridge_names("Who fixed the exports in B12 in report-builder?", [leader]) == ["Felix"]
+
+
+def test_a_ticket_code_is_not_bridged_so_it_does_not_take_a_names_place():
+    # The code names the leader itself; with it, the four names would stop before the service.
+    leader = SimpleNamespace(
+        content="Re ZD-4777, timestamps at Pinecrest Schools: Olga shipped the fix in report-builder."
+    )
+    question = "Who owns the service that caused the timestamps problem?"
+    assert bridging.bridge_names(question, [leader]) == ["Pinecrest", "Schools", "Olga", "report-builder"]
+    assert "KL2035" not in bridging.bridge_names(question, [SimpleNamespace(content="Flight KL2035, Ada.")])
 
 
 # Services that own something (the question's words), and notes about nothing asked, so that those words
