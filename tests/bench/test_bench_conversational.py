@@ -30,7 +30,13 @@ def test_bm25_finds_the_memory_an_identifier_question_names(name):
 
 def test_three_development_sets_and_the_held_out_sets_are_the_other_generators():
     assert conversational.DEVELOPMENT == ("life_log", "team_chat", "support_desk")
-    assert conversational.HELD_OUT == ("assistant_notes", "household", "vet_clinic", "tutoring_center")
+    assert conversational.HELD_OUT == (
+        "assistant_notes",
+        "household",
+        "vet_clinic",
+        "tutoring_center",
+        "travel_desk",
+    )
     for name in conversational.SETS:
         assert conversational.load(name, 0)["name"] == name
 
