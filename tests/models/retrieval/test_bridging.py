@@ -95,7 +95,9 @@ def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar
 
 
 def test_a_hyphenated_name_and_a_short_code_are_names_too_and_one_the_question_holds_is_not_new():
-    leader = SimpleNamespace(content="Exports timing out in room B12: Felix shipped the fix in report-builder.")
+    leader = SimpleNamespace(
+        content="Exports timing out in room B12: Felix shipped the fix in report-builder."
+    )
     assert bridging.bridge_names("Who manages the owner of the service behind it?", [leader]) == [
         "Exports",
         "B12",
