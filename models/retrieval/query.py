@@ -72,8 +72,7 @@ def _in_categories(dialect: str) -> ColumnElement[bool]:
     parameter, not IN of an expanding one, which SQLAlchemy writes into the statement's text afresh on
     every run (a pass over the whole statement: a tenth of the CPU of a memory.query request over
     gunicorn on PostgreSQL, sampled with py-spy); PostgreSQL plans both alike (it reads IN (...) as
-    = ANY). SQLite: IN the values of one JSON array parameter (`json_each`), for the same reason (with the
-    copies of `_let_in`, a tenth of the Python calls of team_chat's questions, counted by cProfile)."""
+    = ANY). SQLite: IN the values of one JSON array parameter (`json_each`), for the same reason."""
     if dialect == "postgresql":
         # Parsed into an array once a run (a subquery PostgreSQL computes first), not once a row read: a
         # prepared statement's generic plan, and even a custom one, casts the text anew for every row.
