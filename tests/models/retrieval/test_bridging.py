@@ -142,9 +142,11 @@ def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory
     first = [SimpleNamespace(id=i) for i in (1, 2, 3, 4, 5, 6)]
     second = [SimpleNamespace(id=i) for i in (2, 9, 1, 8, 7, 10)]
     merged = [h.id for h in bridging.merged(first, second, top_k=6)]
-    assert merged[: bridging.KEEP] == [1, 2, 3][: bridging.KEEP]
+    leaders = [h.id for h in first[: bridging.KEEP]]
+    assert merged[: bridging.KEEP] == leaders
+    news = [h.id for h in second if h.id not in leaders][: bridging.HOP]
+    assert merged[bridging.KEEP : bridging.KEEP + len(news)] == news and 9 in news
     assert len(merged) == len(set(merged)) == 6
-    assert 9 in merged
 
 
 # ----- the leading hit's user -----
