@@ -23,7 +23,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 
-from bench.conversational import CATEGORY, Console, load, score
+from bench.conversational import AS_OF, CATEGORY, Console, load, score
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
@@ -153,7 +153,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
                 hops = kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
-                                        top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge)  # fmt: skip
+                                        top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge,
+                                        now=AS_OF)  # fmt: skip
                     console.db.session.rollback()
                     result = score([console.set_id[h.id] for h in hits], question["evidence"])
                     if bridge == hops:
