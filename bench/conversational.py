@@ -58,6 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import locomo  # noqa: E402
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
 SETS = (
@@ -198,8 +199,12 @@ def score(found: list[str], evidence: list[str]) -> dict[str, float]:
     }
 
 
-def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) -> dict:
-    data = load(set_name, seed)
+def run(
+    set_name: str, seed: int, systems: list[str], max_agents: int | None, data: dict | None = None
+) -> dict:
+    """One set's run; `data`, a set not made by a generator (LoCoMo's: bench/locomo.py)."""
+    data = data or load(set_name, seed)
+    kinds = data.get("kinds", KINDS)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
@@ -239,7 +244,7 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
         rows = []
         for system in systems:
             row: dict = {"system": system}
-            for kind in ("all", *KINDS):
+            for kind in ("all", *kinds):
                 got = scores[(system, kind)]
                 if got:
                     row[kind] = {m: round(sum(g[m] for g in got) / len(got), 3) for m in got[0]} | {
@@ -260,7 +265,9 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
         return {
             "set": set_name,
             "seed": seed,
-            "held_out": set_name in HELD_OUT,
+            "held_out": set_name in HELD_OUT or set_name == locomo.NAME,
+            "kinds": list(kinds),
+            "uncited": data.get("uncited", 0),
             "agents": len(agents),
             "memories": sum(len(a["memories"]) for a in agents),
             "questions": n,
@@ -276,18 +283,29 @@ def run(set_name: str, seed: int, systems: list[str], max_agents: int | None) ->
 def section(results: list[dict]) -> str:
     lines = ["## Conversational sets: memory.query beside mem0 + FAISS and BM25", ""]
     for result in results:
+        public = result["set"] == locomo.NAME
         role = (
-            "held out: reported once the choices were made"
+            "public, held out: no one here wrote it; run as it came"
+            if public
+            else "held out: reported once the choices were made"
             if result["held_out"]
             else "development: every choice made here"
         )
+        command = "--locomo PATH" if public else f"--set {result['set']} --seed {result['seed']}"
+        kinds = result.get("kinds", KINDS)
         lines += [
             f"### `{result['set']}` ({role})",
             "",
-            f"`python -m bench.conversational --set {result['set']} --seed {result['seed']}` ({result['generated']}, "
+            f"`python -m bench.conversational {command}` ({result['generated']}, "
             f"{result['machine']}, load average {result['load_average']}): {result['agents']} agents, "
-            f"{result['memories']:,} memories, {result['questions']:,} questions, each asked of every system in "
-            "turn in one process. Recall@k: the share of a question's evidence memories in the top k.",
+            f"{result['memories']:,} memories, {result['questions']:,} questions"
+            + (
+                f" ({result['uncited']} more cite no turn the set holds: left out)"
+                if result.get("uncited")
+                else ""
+            )
+            + ", each asked of every system in turn in one process. Recall@k: the share of a question's evidence "
+            "memories in the top k.",
             "",
             "| system | recall@5 | recall@10 | MRR@10 | p50 ms | p95 ms |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
@@ -296,10 +314,10 @@ def section(results: list[dict]) -> str:
             a = row["all"]
             lines.append(f"| {row['system']} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | {a['mrr@10']:.3f} | "
                          f"{row.get('p50_ms', '—')} | {row.get('p95_ms', '—')} |")  # fmt: skip
-        lines += ["", "Recall@10 by question kind:", "", "| system | " + " | ".join(KINDS) + " |",
-                  "| --- |" + " ---: |" * len(KINDS)]  # fmt: skip
+        lines += ["", "Recall@10 by question kind:", "", "| system | " + " | ".join(kinds) + " |",
+                  "| --- |" + " ---: |" * len(kinds)]  # fmt: skip
         for row in result["rows"]:
-            cells = [f"{row[k]['recall@10']:.3f} ({row[k]['n']})" if k in row else "—" for k in KINDS]
+            cells = [f"{row[k]['recall@10']:.3f} ({row[k]['n']})" if k in row else "—" for k in kinds]
             lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
         for row in result["rows"]:
             if "embed_share" in row:
@@ -313,7 +331,12 @@ def section(results: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--set", default=",".join(DEVELOPMENT), help=f"one of {', '.join(SETS)}, or several, comma-separated"
+        "--set", help=f"one of {', '.join(SETS)}, or several, comma-separated (default: the development sets)"
+    )
+    parser.add_argument(
+        "--locomo",
+        metavar="PATH",
+        help="also LoCoMo, from a copy of its data (bench/locomo.py); alone unless --set is given",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
@@ -335,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
+    if args.locomo and (args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate):
+        parser.error("LoCoMo is only reported: every choice is made on the development sets")
+    args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
     os.environ["HF_HUB_OFFLINE"] = "1"
     if args.threads:
         import torch
@@ -359,8 +385,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     results = []
-    for name in args.set.split(","):
-        result = run(name.strip(), args.seed, systems, args.agents)
+    runs = [(name.strip(), None) for name in args.set.split(",") if name.strip()]
+    runs += [(locomo.NAME, locomo.load(args.locomo))] if args.locomo else []
+    for name, data in runs:
+        result = run(name, args.seed, systems, args.agents, data)
         results.append(result)
         print(json.dumps(result), flush=True)
     if args.json:
