@@ -19,6 +19,8 @@ the best hit's user)
 is made on the development sets, `life_log`, `team_chat` and `support_desk`
 (team_chat and support_desk were held out until the choices they were first reported under were made,
 and are development since: docs/benchmarks.md); the other five are held out, reported as they came out.
+`--locomo PATH` runs LoCoMo too, the public benchmark no one here wrote, from a copy of its data
+(bench/locomo.py): only ever reported, never swept.
 
 Each agent of a set is one memory store. Every system gets the same memories, and each question is asked
 of its own agent's store by every system in turn, the order rotating question by question, so the
