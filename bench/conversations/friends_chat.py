@@ -23,9 +23,7 @@ AGENTS = 10
 PER_KIND = 31
 
 
-class Item:
-    """One piece of news told in a turn; questions refer to items, turns get ids later."""
-
+class Item:  # one piece of news told in a turn; questions refer to items, turns get ids later
     def __init__(self, speaker: str, text: str, when: date, term: str = "") -> None:
         self.speaker, self.text, self.when, self.term = speaker, text, when, term
         self.mid = ""
@@ -42,6 +40,7 @@ class Story:
         self.pools: dict[str, list[Any]] = {}
         self.events: list[tuple[str, Item]] = []
         self.groups: dict[tuple[str, str], list[Item]] = {}
+        self.friends: dict[tuple[str, str], list[tuple[int, str, Item]]] = {}
 
     def take(self, name: str, pool: tuple[Any, ...] | list[Any]) -> Any:
         if name not in self.pools or not self.pools[name]:
@@ -111,7 +110,7 @@ class Story:
         self.ask("multi-hop", f"What is the pastime of {p}'s boss at {company}?", [item, bitem], habit_q)
 
     def relative(self, p: str) -> None:
-        rel, rname = self.take("rel", v.RELATIONS[:5]), self.take("relname", v.RELATIVE_NAMES)
+        rel, rname = self.take("rel", v.RELATIONS), self.take("relname", v.RELATIVE_NAMES)
         role, city, s = self.take("role", v.ROLES), self.take("city", v.CITIES), self.session(0, 0.45)
         text = self.rng.choice(v.RELATIVE_1).format(o=self.opener(), r=rel, n=rname, j=role, c=city)
         intro = self.say(s, p, text)
@@ -156,7 +155,7 @@ class Story:
         if s2 <= s:
             return
         change = self.say(s2, p, self.rng.choice(v.PLAN_1).format(a=c1, b=c2, r=reason))
-        whose = event.replace("my ", f"{p}'s ")
+        whose = f"{p}'s " + event.removeprefix("my ").removeprefix("a ")
         self.ask("multi-hop", f"Where is {whose} taking place now?", [orig, change], c2)
         self.ask("single-hop", f"Why did {p} give up on {c1}?", [change], reason)
         self.ask("paraphrase", f"Which destination was {p} first considering for {month}?", [orig], c1)
@@ -225,6 +224,8 @@ class Story:
         said = text.replace("{x}", x).replace("{y}", y).replace("{price}", price)
         item = self.say(self.session(), p, said, ph)
         self.ask("single-hop", q1.format(p=p, x=x), [item], y)
+        if n in v.FRIEND_LINKS:
+            self.friends.setdefault((p, x), []).append((n, y, item))
         self.ask("paraphrase", q2.format(p=p, x=x), [item], y)
 
     def coded(self, p: str) -> None:
@@ -285,7 +286,8 @@ def _chat(rng: random.Random, story: Story, key: str) -> list[dict[str, Any]]:
         first = rng.choice((a, b))
         other = b if first == a else a
         back = rng.choice(v.GREETING_REPLIES) + (" " + rng.choice(v.PROMPTS) if rng.random() < 0.5 else "")
-        turns: list[tuple[str, Any]] = [(first, rng.choice(v.GREETINGS).format(o=other)), (other, back)]
+        hello = [g for g in v.GREETINGS if not g.startswith(("Morning", "Evening")[t.hour < 17])]
+        turns: list[tuple[str, Any]] = [(first, rng.choice(hello).format(o=other)), (other, back)]
         items = story.slots[s][:]
         rng.shuffle(items)
         runs = [[it for it in items if it.speaker == a], [it for it in items if it.speaker == b]]
@@ -340,28 +342,31 @@ def _questions(rng: random.Random, story: Story, key: str, memories: list[Any]) 
     for (what, p), items in story.groups.items():
         if len(items) >= 2:
             story.ask("multi-hop", v.GROUP_QUESTIONS[what].format(p=p), items, "")
+    told = Counter((p, n, y) for (p, _), links in story.friends.items() for n, y, _ in links)
+    for (p, _), links in story.friends.items():  # a friend picked out by one turn, asked about in another
+        for (n1, y1, it1), (n2, y2, it2) in ((a, b) for a in links for b in links if a[0] != b[0]):
+            if told[p, n1, y1] == 1:
+                who = v.FRIEND_LINKS[n1][0].format(p=p, y=y1)
+                story.ask("multi-hop*", v.FRIEND_LINKS[n2][1].format(p=p, who=who), [it1, it2], y2)
     for _ in range(8):
         (w1, x), (w2, y) = rng.sample(story.events, 2)
         if x.when != y.when and x.mid != y.mid:
             first = x if x.when < y.when else y
             story.ask("temporal", f"Which happened first, {w1} or {w2}?", [x, y], first.mid)
-    contents = [m["content"] for m in memories]
-    pools: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
-    seen: set[str] = set()
+    contents, seen = [m["content"] for m in memories], set()
+    pools: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS + ("multi-hop*",)}
     for kind, text, items, answer in story.questions:
-        if text in seen:
-            continue
-        seen.add(text)
-        if kind == "identifier" and sum(items[0].term in c for c in contents) != 1:
-            continue
         ev = list(dict.fromkeys(it.mid for it in items))
-        if kind == "multi-hop" and len(ev) < 2:
+        if text in seen or (kind == "identifier" and sum(items[0].term in c for c in contents) != 1):
             continue
-        pools[kind].append({"text": text, "kind": kind, "evidence": ev, "answer": answer})
+        if not kind.startswith("multi-hop") or len(ev) >= 2:
+            seen.add(text)
+            pools[kind].append({"text": text, "kind": kind.rstrip("*"), "evidence": ev, "answer": answer})
     out: list[dict[str, Any]] = []
-    for kind in KINDS:
+    for kind in KINDS:  # friend links only fill up what the other multi-hop questions leave
         chosen = rng.sample(pools[kind], min(PER_KIND, len(pools[kind])))
-        out.extend(chosen)
+        extra = pools.get(kind + "*", [])
+        out += chosen + rng.sample(extra, min(PER_KIND - len(chosen), len(extra)))
     for n, q in enumerate(out, 1):
         q["id"] = f"{key}-q{n:03d}"
     return out

@@ -15,9 +15,9 @@ FIRST_NAMES = _w(
     "Priya|Tom|Maya|Jonah|Leila|Marcus|Ines|Callum|Zora|Felix|Anouk|Theo|Ruth|Dev|Camille|Oskar|Hana|Rafael|Greta|Malik|Sofia|Ewan|Nadia|Bruno|Keiko|Luca|Imani|Declan|Talia|Soren|Amara|Nico|Freya|Idris|Paloma|Hugo|Yasmin|Casper|Elif|Rowan"
 )
 RELATIVE_NAMES = _w(
-    "Anya|Dana|Gus|Mirela|Pete|Lorna|Vik|Odile|Barney|Sunita|Kofi|Agnes|Ray|Wendell|Juno|Mags|Tariq|Colette|Fergus|Bea|Hamid|Lottie|Rufus|Inge"
+    "Anya|Dana|Mirela|Lorna|Odile|Sunita|Agnes|Juno|Mags|Colette|Bea|Lottie|Inge|Wren|Femi|Rosalind|Tamsin|Priyanka|Maud|Esther|Delphine|Noor|Carys|Leonie"
 )
-RELATIONS = _w("sister|brother|cousin|aunt|uncle|mum|dad|neighbour|roommate|niece")
+RELATIONS = _w("sister|cousin|aunt|niece|sister-in-law")
 CITIES = _w(
     "Lisbon|Porto|Seville|Valencia|Bologna|Turin|Krakow|Ljubljana|Tallinn|Ghent|Bruges|Lyon|Marseille|Bordeaux|Edinburgh|Galway|Copenhagen|Gothenburg|Bergen|Vienna|Salzburg|Budapest|Split|Athens|Thessaloniki|Istanbul|Marrakesh|Montreal|Quebec|Vancouver|Chicago|Boston|Oaxaca|Kyoto|Osaka|Seoul|Hanoi|Tbilisi|Riga|Naples"
 )
@@ -161,7 +161,7 @@ OPENERS = _w(
 )
 LISTS: dict[str, tuple[str, ...]] = {
     "friend": _w(
-        "Anya|Dana|Gus|Mirela|Pete|Lorna|Vik|Odile|Barney|Sunita|Kofi|Agnes|Ray|Wendell|Juno|Mags|Tariq|Colette|Fergus|Bea|Hamid|Lottie|Rufus|Inge"
+        "Anya|Dana|Mirela|Lorna|Odile|Sunita|Agnes|Juno|Mags|Colette|Bea|Lottie|Inge|Wren|Femi|Rosalind|Tamsin|Priyanka|Maud|Esther|Delphine|Noor|Carys|Leonie"
     ),
     "dish": _w(
         "a massive lasagne|Thai green curry|homemade pierogi|a shepherd's pie|paella|mushroom risotto|jerk chicken|a vegan chilli|dumplings from "
@@ -245,20 +245,18 @@ EVERYDAY = _t(
     "service did {p} stream {x}?|My {x} {y}, I'm ridiculously proud of it.~plant~plantnews~What happened with {p}'s {x}?~What news did {p} share "
     "about the {x} at home?|Office gossip: {x} {y}. Nobody saw that coming.~colleague~colnews~What is the news about {p}'s colleague {x}?~What did "
     "{p} report about the coworker {x}?|I've been playing {x} on {y} every night, it's dangerously addictive.~game~platform2~What is {p} playing {x} "
-    "on?~Which device does {p} use for {x}?|I've been listening to {x}, the latest series is all about {y}.~podcast~topic~What is the latest series "
-    "of the {x} podcast about?~Which subject does {x} cover according to {p}?|I brought {y} to {x} {when} and it was gone in about ten "
+    "on?~Which device does {p} use for {x}?|I've been listening to {x}, the latest series is all about {y}.~podcast~topic~What is the latest series of the {x} podcast {p} follows about?~Which subject does {x} cover according to {p}?|I brought {y} to {x} {when} and it was gone in about ten "
     "minutes.~occasion~dessert~What did {p} bring to {x}?~Which sweet thing did {p} contribute at {x}?|Bad news, {x} failed its MOT {when} and needs "
-    "{y}. Money pit.~car~carfault~What does {x} need after failing its MOT?~Which fix is {x} waiting on, according to {p}?|I started a {x} course on "
-    "Wednesdays, the teacher is {y}.~class~teacher~Who teaches {p}'s {x} course?~What is the instructor of the {x} classes like?|Watched {x} {when} "
+    "{y}. Money pit.~car~carfault~What does {x} need after failing its MOT, according to {p}?~Which fix is {x} waiting on, according to {p}?|I started a {x} course on "
+    "Wednesdays, the teacher is {y}.~class~teacher~Who teaches {p}'s {x} course?~What is the instructor of {p}'s {x} classes like?|Watched {x} {when} "
     "and {y}, what a day.~sport~result~What happened when {p} watched {x}?~How did {x} go for {p}?|Picked up {x} at {y} for {price}, the seller had "
     "no idea what it was worth.~item~market~Where did {p} find {x}?~At which kind of sale did {p} get {x}?|Had coffee with {x} {when}, and "
-    "apparently she's {y} now. Who even is she?~friend~fnews~What is {x} up to these days, according to {p}?~Which new chapter has {x} started in "
-    "life?|Our {x} {y}, so that's my weekend budget gone.~appliance~breakdown~What went wrong with {p}'s {x}?~What trouble did {p} report with the "
+    "apparently she's {y} now. Who even is she?~friend~fnews~What is {x} up to these days, according to {p}?~Which new chapter has {x} started in life, as {p} heard it?|Our {x} {y}, so that's my weekend budget gone.~appliance~breakdown~What went wrong with {p}'s {x}?~What trouble did {p} report with the "
     "{x} at home?|We had a day trip to {x} {when}, found {y}, highly recommend.~town~townthing~What did {p} find in {x}?~Which discovery did {p} "
     "make on the outing to {x}?|{x} lent me {y} and I'm scared I'll break it before I give it back.~friend~lent~What did {x} lend {p}?~Which "
     "borrowed item from {x} is {p} nervous about?|{x} had us round for {y} {when}, I'm still full to be honest.~friend~dinner~What did {x} make when "
     "{p} came round?~Which meal did {x} host {p} for?|Helped {x} paint the nursery {when}, it's {y} now and somehow it works.~friend~colour~What "
-    "colour did {p} and {x} paint the nursery?~Which shade were the baby's room walls done in with {x}?"
+    "colour did {p} and {x} paint the nursery?~Which shade did {p} help give the baby's room walls at {x}'s?"
 )
 # News carrying a code: (turn, answer list, identifier question).
 CODED = (
@@ -277,7 +275,7 @@ CODED = (
     (
         "Our new wifi network is called {c}, because {y} insisted on choosing it.",
         _w("my flatmate|my partner|my little brother|the landlord"),
-        "Who chose the wifi name {c}?",
+        "Who chose {p}'s wifi name {c}?",
     ),
     (
         "Entered the raffle at {y}, ticket {c}, and I've got a good feeling about it.",
@@ -416,4 +414,13 @@ GROUP_QUESTIONS = {
     "books": "Which books did {p} mention reading?",
     "films": "Which films did {p} see at the cinema?",
     "bands": "Which bands did {p} see live?",
+}
+
+# A friend told about in two everyday turns: how the first turn picks her out, and the second turn's question.
+FRIEND_LINKS = {
+    0: ("the friend {p} cooked {y} for", "What did {p} cook for the birthday of {who}?"),
+    11: ("the friend who is {y} these days", "What is {who} up to, according to {p}?"),
+    14: ("the friend who lent {p} {y}", "What did {who} lend {p}?"),
+    15: ("the friend who had {p} round for {y}", "What meal did {who} make when {p} came round?"),
+    16: ("the friend whose nursery {p} painted {y}", "What colour did {p} paint the nursery of {who}?"),
 }
