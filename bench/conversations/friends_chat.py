@@ -312,7 +312,7 @@ def _chat(rng: random.Random, story: Story, key: str) -> list[dict[str, Any]]:
             if rng.random() < 0.1:
                 turns.append((listener, rng.choice(v.PROMPTS)))
             text = " ".join(it.text for it in group)
-            if rng.random() < 0.7 and len(text.split()) < 46:
+            if rng.random() < 0.85 and len(text.split()) < 48:
                 text += " " + rng.choice(v.TAILS)
             turns.append((speaker, (group, text)))
             if rng.random() < 0.3:

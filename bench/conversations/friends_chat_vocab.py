@@ -424,3 +424,9 @@ FRIEND_LINKS = {
     15: ("the friend who had {p} round for {y}", "What meal did {who} make when {p} came round?"),
     16: ("the friend whose nursery {p} painted {y}", "What colour did {p} paint the nursery of {who}?"),
 }
+TAILS += _w(
+    "Not that anyone asked, ha.|Classic me, honestly.|Swear I'm not making this up.|Will explain properly on Sunday.|"
+    "Send wine, basically.|Anyway, moving on before I get emotional.|Honestly it could only happen to me.|"
+    "I'm choosing to see it as character building.|That's the headline, details to follow.|Small victories, right?|"
+    "You can laugh, I did eventually.|Adulting is exhausting, I tell you."
+)
