@@ -354,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    if args.locomo and (args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate):
+    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate
+    if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
     os.environ["HF_HUB_OFFLINE"] = "1"
@@ -366,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         from jobs.local_embedder import LocalMiniLM
 
         LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
-    if args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate:
+    if sweeping:
         from bench.conversational_choices import mean_rows, sweep
 
         kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges
