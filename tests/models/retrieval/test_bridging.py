@@ -222,3 +222,43 @@ def test_the_names_hops_hits_end_after_keep_and_the_hits_it_lets_in():
     news = [_hit(i) for i in range(20, 30)]
     assert bridging.hop_end(first, news) == bridging.KEEP + bridging.HOP
     assert bridging.hop_end(first, [first[0], news[0]]) == bridging.KEEP + 1
+
+
+# A chat: every turn opens with its speaker's name, and many address the other by name, so the two names
+# tell no turn apart. Some turns share the question's words; one answers it.
+CHAT = [
+    *(f"Caroline: Melanie, did you catch the game on channel {i}?" for i in range(12)),
+    *(f"Melanie: Caroline, I baked bread number {i} today." for i in range(12)),
+    *(f"Caroline: the weather in week {i} was grey." for i in range(20)),
+    *(f"Melanie: I read chapter {i} of my novel." for i in range(20)),
+    "Caroline: my sister gave her old bike to a neighbour.",
+    "Melanie: a good name for a boat is hard to find.",
+    "Caroline: my sister could not give up coffee.",
+]
+CHAT_LINK = "Caroline: Melanie, my sister adopted a puppy and cannot give it a name!"
+CHAT_ANSWER = "Melanie: Biscuit suits your sister's new pup."
+
+
+def test_names_held_by_most_of_an_agents_memories_are_asked_with_the_questions_words(
+    make_agent, make_memory, monkeypatch
+):
+    agent, link, answer = _chain(make_agent, make_memory, CHAT, CHAT_LINK, CHAT_ANSWER)
+    question = "What name did the sister give the puppy?"
+
+    def asked() -> list[int]:
+        hits = query.search(agent.id, text=question, categories=["event"], top_k=5)
+        db.session.rollback()
+        return [h.id for h in hits]
+
+    assert bridging.bridge_names(question, [link]) == ["Caroline", "Melanie"]
+    assert answer.id in asked()
+    # Asked alone, the speakers' names bring back turns holding them and nothing else asked.
+    monkeypatch.setattr(bridging, "TELLING", len(CHAT) + 2)
+    assert answer.id not in asked()
+
+
+def test_the_hop_asks_the_names_that_tell_memories_apart_and_all_with_the_question_when_none_does():
+    names = ["Caroline", "Tamsin", "Lyon"]
+    held = {"Caroline": bridging.TELLING + 1, "Tamsin": 1, "Lyon": bridging.TELLING}
+    assert bridging.hop_text("Where?", names, held) == "Tamsin Lyon"
+    assert bridging.hop_text("Where?", ["Caroline"], held) == "Caroline Where?"
