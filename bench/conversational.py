@@ -349,15 +349,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the leading hit's user's memories' settings, recall only",
     )
     parser.add_argument(
-        "--sweep-names", action="store_true", help="how common a name the second hop asks by, recall only"
-    )
-    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.sweep_names or args.ablate
+    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
@@ -373,8 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     if sweeping:
         from bench.conversational_choices import mean_rows, sweep
 
-        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges else "subjects"
-                if args.sweep_subjects else "names" if args.sweep_names else "fusion")  # fmt: skip
+        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges
+                else "subjects" if args.sweep_subjects else "fusion")  # fmt: skip
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)

@@ -1,11 +1,10 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
-fusion's lexical share, the second hop's settings and how common a name it asks by may be, the leading hit's user's memories, and each choice
+fusion's lexical share, the second hop's settings, the leading hit's user's memories, and each choice
 undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
     .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
-    .venv/bin/python -m bench.conversational --sweep-names [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
@@ -30,9 +29,6 @@ SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
 # (keep, hop): hop 0 lets none in, as without them.
 SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
-# The most of an agent's memories a name may hold and be asked for alone; None: any number (the names
-# always asked alone).
-TELLINGS = (None, 1, 2, 3, 4, 6, 10)
 
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
@@ -67,16 +63,6 @@ def _subject(subject: tuple[int, int]) -> Callable[[], dict]:
     return setting
 
 
-def _telling(most: int | None) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import bridging
-
-        bridging.TELLING = most if most is not None else 10**9
-        return {"telling (most memories a name asked alone holds)": most}
-
-    return setting
-
-
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -86,8 +72,8 @@ def _undone(name: str) -> Callable[[], dict]:
         if name == "no identifiers first":
             identifiers.codes = lambda question: []
         elif name == "the hop asks with the question's words":
-            query._hop = lambda agent_id, question, names, lexical: query._let_in(
-                query.search(agent_id, text=" ".join([*names, question]), **lexical)
+            query._hop = lambda agent_id, names, lexical, text="": query.search(
+                agent_id, text=" ".join(names) + " " + ASKED[0], **lexical
             )
         elif name == "names: codes too":
             bridging.CODES = re.compile(r"(?!)")
@@ -115,6 +101,7 @@ ABLATIONS = (
     "span: the events' users' memories only",
     "span: dates only with a year",
 )
+ASKED = [""]  # the question being asked, for the hop that asks with its words
 
 
 def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
@@ -125,8 +112,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
     if kind == "subjects":
         return [(_subject(subject), False) for subject in SUBJECTS]
-    if kind == "names":
-        return [(_telling(most), False) for most in TELLINGS]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -142,8 +127,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
-    "subjects": the leading hit's user's memories at each setting of SUBJECTS; "names": the names hop
-    at each setting of TELLINGS; "ablate": each of
+    "subjects": the leading hit's user's memories at each setting of SUBJECTS; "ablate": each of
     ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
@@ -165,6 +149,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
             query.statement.cache_clear()
             got = defaultdict(list)
             for key, question, dense in asked:
+                ASKED[0] = question["text"]
                 hops = kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],

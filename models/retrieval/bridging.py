@@ -20,11 +20,10 @@ What a name is, and the hop asking for the names alone, were chosen on the two d
 conversational sets of the time (`python -m bench.conversational --set life_log,team_chat --ablate`);
 BRIDGE_LEADERS, KEEP (where the hop's hits come in) and HOP (how many) by `--sweep-bridges` on those two
 (KEEP and HOP swept again on the three development sets of notes: see KEEP; docs/benchmarks.md,
-"Conversational sets"). Asking beside the question's words always helps on chat turns, where names are
-everywhere, and lost on the held-out sets of notes; so the names are asked alone where they tell the
-agent's memories apart — held by no more than TELLING of them, counted per agent (term_stats.agent_matches)
-— and beside the question's words only when none does (`hop_text`; TELLING by `--sweep-names` on the four
-development sets).
+"Conversational sets"). Asking beside the question's words was tried again once a development set of
+chat turns joined them: it helps on turns, where names are everywhere, and lost on the held-out sets of
+notes; so did asking beside them only when no name told the agent's memories apart (each held by more
+than 2 of them): so the names are asked alone.
 
 "Which router does the customer using an iPhone 15 have?" names no one: its leading hit ("uses an iPhone
 15 ...", of user `freya`) says who, and the answer is another memory of that user ("has the Juno Gateway
@@ -37,7 +36,7 @@ hits, which they do not displace: no statement more, only a deeper read of the f
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from models.retrieval import identifiers
@@ -51,10 +50,6 @@ BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 KEEP = 3
 HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
-# The most of the agent's memories a name may hold and be asked for alone: a name held by more (a chat's
-# speakers, who open every turn of theirs; a friend mentioned every day) tells none of them apart
-# (`hop_text`).
-TELLING = 2
 # How deep the first ranking is read for the leading hit's user's memories: no deeper than the leaders its
 # statement re-ranks (query.RERANK_FACTOR x top_k), so that its first top_k stay as they would be.
 SUBJECT_DEPTH = 30
@@ -93,14 +88,6 @@ def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
                 continue
             names.append(name)
     return names[:MAX_NAMES]
-
-
-def hop_text(question: str, names: Sequence[str], matches: Mapping[str, int]) -> str:
-    """What the names hop asks: the names that tell the agent's memories apart — held (`matches`) by no
-    more than TELLING of them — alone; when none does, every name and the question's words beside them
-    (asked alone, such names would bring back memories that hold them and nothing else asked)."""
-    telling = [name for name in names if matches.get(name, 0) <= TELLING]
-    return " ".join(telling) if telling else " ".join([*names, question])
 
 
 def merged(

@@ -283,7 +283,7 @@ def search(
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
-        second = _hop(agent_id, text or "", bridged, lexical)
+        second = _hop(agent_id, bridged, lexical)
         keep = max(keep, bridging.hop_end(hits, second))  # the user's memories come in after the hop's hits
         hits = bridging.merged(hits, second, top_k)
     if subject:
@@ -291,12 +291,10 @@ def search(
     return _own_figures(hits, first)
 
 
-def _hop(agent_id: int, question: str, names: list[str], lexical: dict[str, Any]) -> list[Hit]:
-    """The second hop's ranking: lexical, by the names that tell the agent's memories apart (the first
-    ranking has ranked the question's words), or, when none does, the names and the question's words."""
-    dialect = db.session.get_bind().dialect.name
-    held = term_stats.agent_matches(dialect, agent_id, names, bridging.TELLING)
-    return _let_in(search(agent_id, text=bridging.hop_text(question, names, held), **lexical))
+def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:
+    """The second hop's ranking: lexical, the names alone (the first ranking has ranked the question's
+    words)."""
+    return _let_in(search(agent_id, text=" ".join(names), **lexical))
 
 
 def _let_in(hits: list[Hit]) -> list[Hit]:

@@ -358,27 +358,6 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     return {w for w, n in known.items() if n >= COMMON_SHARE * rows}
 
 
-def agent_matches(dialect: str, agent_id: int, words: Sequence[str], most: int) -> dict[str, int]:
-    """Each of `words`' memories of this agent (not deleted), counted no further than one past `most`:
-    whether a name tells the agent's memories apart (models/retrieval/bridging.py). Cached like the other
-    word figures, per agent."""
-    key, now = f"{_key()}#agent{agent_id}@{most}", time.monotonic()
-    known, missing = _cached_words(key, words, now)
-    if missing:
-        if dialect == "postgresql":
-            holds = f"fts_vector @@ websearch_to_tsquery('{FTS_CONFIG}', :w{{i}})"
-        else:  # FTS5's matches as a list built once, not probed memory by memory (matching._sqlite_pool)
-            holds = "id IN (SELECT rowid FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i})"
-        count = f"SELECT count(*) FROM (SELECT 1 FROM agent_memories WHERE agent_id = :a AND deleted_at IS NULL AND {holds} LIMIT :cap) AS held"
-        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
-        quoted = (w if dialect == "postgresql" else '"' + w.replace('"', '""') + '"' for w in missing)
-        values = {f"w{i}": w for i, w in enumerate(quoted)} | {"a": agent_id, "cap": most + 1}
-        counts = {missing[i]: int(n) for i, n in db.session.execute(counting, values)}
-        _remember(key, counts, now)
-        known.update(counts)
-    return {w: known[w] for w in words}
-
-
 def search_and_score(
     dialect: str, words: Sequence[str], content: Sequence[str]
 ) -> tuple[list[str], list[str]]:

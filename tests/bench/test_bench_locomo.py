@@ -98,9 +98,7 @@ def test_a_path_holding_no_conversation_is_refused(tmp_path):
         locomo.load(tmp_path)
 
 
-@pytest.mark.parametrize(
-    "sweep", ["--sweep", "--sweep-bridges", "--sweep-subjects", "--sweep-names", "--ablate"]
-)
+@pytest.mark.parametrize("sweep", ["--sweep", "--sweep-bridges", "--sweep-subjects", "--ablate"])
 def test_locomo_is_never_swept_only_reported(sweep, tmp_path):
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--locomo", str(tmp_path), sweep])
