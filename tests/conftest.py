@@ -92,8 +92,8 @@ def database_url(database_template, tmp_path) -> Iterator[str]:
         conn.execute(sa.text("SET LOCAL session_replication_role = replica"))
         conn.execute(sa.text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
     engine.dispose()
-    # The same address, emptied: word figures cached of it (per process) describe rows that are gone, and
-    # the next test's agents take the same ids.
+    # The same address, emptied: word figures cached of it (per process, for term_stats.CACHE_SECONDS)
+    # describe rows that are gone.
     from models.retrieval import term_stats
 
     term_stats.forget()
