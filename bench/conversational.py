@@ -73,9 +73,12 @@ SYSTEMS = ("memory.query", "memory.query lexical", "mem0 + FAISS", "BM25")
 TIMED = ("memory.query", "memory.query lexical", "mem0 + FAISS")
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")
 CATEGORY = "event"  # one retrieved (`context: rag`) category for every memory
-# memory.query's ranking weighs recency against `now`: every question is asked as of this instant (naive
-# UTC, as models.db.utcnow), not the wall clock, so that a re-run on another day ranks alike — the sets'
-# memories are dated 2023-2025, and their recency gaps would shrink a little each day.
+# memory.query's ranking weighs recency by `updated_at` against `now`, and every memory is written when the
+# benchmark runs (its `created_at` the set's date, its `updated_at` the moment of writing): on the wall
+# clock, memories differed in recency by the seconds between their writing and a question, enough to
+# reorder near ties from run to run. Every question is asked as of this instant (naive UTC, as
+# models.db.utcnow), before any write: each memory's age counts as zero, recency is the same for all, and a
+# re-run ranks alike. The sets therefore measure no recency.
 AS_OF = datetime(2026, 11, 29)
 
 
