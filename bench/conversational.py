@@ -1,7 +1,7 @@
 """memory.query beside mem0 + FAISS and BM25 on conversational memory sets, question by question, in one process.
 
     pip install -e '.[local-embeddings,bench-peers]'
-    .venv/bin/python -m bench.conversational --set life_log,team_chat [--seed 0] [--systems ...] [--json F] [--section F]
+    .venv/bin/python -m bench.conversational --set life_log,team_chat [--seed 0] [--systems ...] [--dated] [--json F] [--section F]
 
 The sets come from nine independent generators (bench/conversations/), each written by someone who saw
 neither the others nor the retrieval code: `life_log`, friends' dated life events over months of chat
@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import locomo  # noqa: E402
+from bench.dating import dated_now, write_clock  # noqa: E402
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
 # Choices are made on the development sets; the others are only reported.
@@ -78,7 +79,8 @@ CATEGORY = "event"  # one retrieved (`context: rag`) category for every memory
 # clock, memories differed in recency by the seconds between their writing and a question, enough to
 # reorder near ties from run to run. Every question is asked as of this instant (naive UTC, as
 # models.db.utcnow), before any write: each memory's age counts as zero, recency is the same for all, and a
-# re-run ranks alike. The sets therefore measure no recency.
+# re-run ranks alike. The sets therefore measure no recency, unless `--dated` (bench/dating.py) writes each
+# memory at its own date and asks each agent's questions the day after its last.
 AS_OF = datetime(2026, 11, 29)
 
 
@@ -91,7 +93,7 @@ class Console:
 
     embedder_rss_mb = 0.0  # what loading the embedder added to the process, the first time
 
-    def __init__(self, workdir: str) -> None:
+    def __init__(self, workdir: str, dated: bool = False) -> None:
         os.environ["EMBEDDINGS"] = "local"
         os.environ.setdefault("LLM_OFFLINE", "1")
         from flask_migrate import upgrade
@@ -114,6 +116,8 @@ class Console:
         self.agents: dict[str, int] = {}
         self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
         self.embed_ms: list[float] = []
+        self.dated = dated
+        self.now: dict[str, datetime] = {}  # `dated`: when each agent's questions are asked (`dated_now`)
 
     def add(self, key: str, memories: list[dict]) -> None:
         from jobs import relations
@@ -124,11 +128,15 @@ class Console:
         self.db.session.add(agent)
         self.db.session.commit()
         self.agents[key] = agent.id
-        for m in memories:
-            created = datetime.fromisoformat(m["created_at"])
-            row = create_memory(agent.id, m["content"], actor="agent", memory_type="semantic", category=CATEGORY,
-                                user_id=m["user"], created_at=created)  # fmt: skip
-            self.set_id[row.id] = m["id"]
+        if self.dated:
+            self.now[key] = dated_now(memories)
+        with write_clock(self.dated) as clock:
+            for m in memories:
+                created = datetime.fromisoformat(m["created_at"])
+                clock(created)
+                row = create_memory(agent.id, m["content"], actor="agent", memory_type="semantic",
+                                    category=CATEGORY, user_id=m["user"], created_at=created)  # fmt: skip
+                self.set_id[row.id] = m["id"]
         self.db.session.commit()
         relations.backfill(relations.stale_memories([agent.id]))
 
@@ -142,7 +150,7 @@ class Console:
             self.embed_ms.append((time.perf_counter() - started) * 1000)
             dense = (self.embedder.label, vector)
         hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
-                            mode=mode, now=AS_OF)  # fmt: skip
+                            mode=mode, now=self.now.get(key, AS_OF))  # fmt: skip
         self.db.session.rollback()
         return [self.set_id[h.id] for h in hits]
 
@@ -199,15 +207,21 @@ def score(found: list[str], evidence: list[str]) -> dict[str, float]:
 
 
 def run(
-    set_name: str, seed: int, systems: list[str], max_agents: int | None, data: dict | None = None
+    set_name: str,
+    seed: int,
+    systems: list[str],
+    max_agents: int | None,
+    data: dict | None = None,
+    dated: bool = False,
 ) -> dict:
-    """One set's run; `data`, a set not made by a generator (LoCoMo's: bench/locomo.py)."""
+    """One set's run; `data`, a set not made by a generator (LoCoMo's: bench/locomo.py); `dated`: memories
+    written at their own dates and asked the day after each agent's last (`write_clock`, `dated_now`)."""
     data = data or load(set_name, seed)
     kinds = data.get("kinds", KINDS)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir) if any(s.startswith("memory.query") for s in systems) else None
+        console = Console(workdir, dated) if any(s.startswith("memory.query") for s in systems) else None
         mem0 = Mem0(workdir) if "mem0 + FAISS" in systems else None
         bm25 = BM25() if "BM25" in systems else None
         for agent in agents:
@@ -273,6 +287,7 @@ def run(
             "generated": datetime.now(UTC).strftime("%Y-%m-%d"),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "load_average": round(os.getloadavg()[0], 1),
+            "dated": dated,
             "rows": rows,
         }
     finally:
@@ -291,6 +306,7 @@ def section(results: list[dict]) -> str:
             else "development: every choice made here"
         )
         command = "--locomo PATH" if public else f"--set {result['set']} --seed {result['seed']}"
+        command += " --dated" if result.get("dated") else ""
         kinds = result.get("kinds", KINDS)
         lines += [
             f"### `{result['set']}` ({role})",
@@ -354,10 +370,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
+    parser.add_argument(
+        "--dated",
+        action="store_true",
+        help="write each memory at its own date and ask the day after each agent's last (recency counts)",
+    )
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
     sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate
+    if args.dated and sweeping:
+        parser.error("--dated is a run's setting; the sweeps ask as of AS_OF")
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
@@ -388,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = [(name.strip(), None) for name in args.set.split(",") if name.strip()]
     runs += [(locomo.NAME, locomo.load(args.locomo))] if args.locomo else []
     for name, data in runs:
-        result = run(name, args.seed, systems, args.agents, data)
+        result = run(name, args.seed, systems, args.agents, data, args.dated)
         results.append(result)
         print(json.dumps(result), flush=True)
     if args.json:
