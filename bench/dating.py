@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+
+from models.parsing import to_utc
 
 
 def dated_now(memories: list[dict]) -> datetime:
     """When an agent's questions are asked: the day after its last memory (naive UTC, as models.db.utcnow)."""
-    last = max(naive_utc(datetime.fromisoformat(m["created_at"])) for m in memories)
+    last = max(to_utc(datetime.fromisoformat(m["created_at"])) for m in memories)
     return last + timedelta(days=1)
-
-
-def naive_utc(when: datetime) -> datetime:
-    return when.astimezone(UTC).replace(tzinfo=None) if when.tzinfo else when
 
 
 @contextmanager

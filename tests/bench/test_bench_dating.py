@@ -8,9 +8,10 @@ from datetime import datetime
 import pytest
 
 from bench import conversational
-from bench.dating import dated_now, naive_utc, write_clock
+from bench.dating import dated_now, write_clock
 from models import AgentMemory, db
 from models.db import utcnow
+from models.parsing import to_utc
 
 DATES = ["2023-07-08T12:00:00", "2024-05-30T03:45:00+02:00", "2023-11-01T09:00:00"]
 
@@ -34,7 +35,7 @@ def test_dated_memories_are_written_at_their_own_dates_and_others_now(make_agent
     for memory_id, when in zip(ids, DATES, strict=True):
         # recency is counted from updated_at (models/retrieval/ranking.py)
         if dated:
-            assert written[memory_id] == naive_utc(datetime.fromisoformat(when))
+            assert written[memory_id] == to_utc(datetime.fromisoformat(when))
         else:
             assert written[memory_id] >= before
 
