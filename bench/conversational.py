@@ -368,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the leading hit's user's memories' settings, recall only",
     )
     parser.add_argument(
+        "--sweep-recency", action="store_true", help="recency's weight and scale, dated, recall only"
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument(
@@ -378,9 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.ablate
+    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.sweep_recency or args.ablate
     if args.dated and sweeping:
-        parser.error("--dated is a run's setting; the sweeps ask as of AS_OF")
+        parser.error("--dated is a run's setting; the recency sweep is dated and the others ask as of AS_OF")
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
@@ -396,8 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     if sweeping:
         from bench.conversational_choices import mean_rows, sweep
 
-        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges
-                else "subjects" if args.sweep_subjects else "fusion")  # fmt: skip
+        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges else "subjects"
+                if args.sweep_subjects else "recency" if args.sweep_recency else "fusion")  # fmt: skip
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)

@@ -1,16 +1,19 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
-fusion's lexical share, the second hop's settings, the leading hit's user's memories, and each choice
-undone in turn.
+fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
+scale, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
     .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
+    .venv/bin/python -m bench.conversational --sweep-recency [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
-models/retrieval/ set for the measurement and put back after it.
+models/retrieval/ set for the measurement and put back after it. The recency sweep alone is dated
+(bench/dating.py: each memory written at its own date, each agent asked the day after its last): undated,
+every memory is equally recent and recency's settings cannot move a ranking.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
 # (keep, hop): hop 0 lets none in, as without them.
 SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
+# (recency's weight, its scale in days): relevance takes what recency gives up, importance keeps its 0.15,
+# so a score still sums to at most 1 beside the relations boost.
+RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
 
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
@@ -59,6 +65,17 @@ def _subject(subject: tuple[int, int]) -> Callable[[], dict]:
 
         bridging.SUBJECT_KEEP, bridging.SUBJECT_HOP = subject
         return {"subject (keep, hop)": subject}
+
+    return setting
+
+
+def _recency(recency: tuple[float, float]) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import ranking
+
+        ranking.W_RECENCY, ranking.RECENCY_DAYS = recency
+        ranking.W_RELEVANCE = round(1.0 - ranking.W_IMPORTANCE - ranking.W_RECENCY, 4)
+        return {"recency (weight, days)": recency}
 
     return setting
 
@@ -112,13 +129,15 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
     if kind == "subjects":
         return [(_subject(subject), False) for subject in SUBJECTS]
+    if kind == "recency":
+        return [(_recency(recency), False) for recency in RECENCY]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
 def _reset() -> None:
-    from models.retrieval import bridging, fusion, identifiers, query, timeline
+    from models.retrieval import bridging, fusion, identifiers, query, ranking, timeline
 
-    for module in (fusion, bridging, identifiers, timeline, query):
+    for module in (ranking, fusion, bridging, identifiers, timeline, query):
         importlib.reload(module)  # every constant and function back as chosen
     query.statement.cache_clear()
 
@@ -127,15 +146,15 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     """Recall@10 by question kind under each setting of a sweep of `kind` ("fusion": reciprocal rank
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
-    "subjects": the leading hit's user's memories at each setting of SUBJECTS; "ablate": each of
-    ABLATIONS) on one set, and `all@5`."""
+    "subjects": the leading hit's user's memories at each setting of SUBJECTS; "recency": recency's weight
+    and scale at each setting of RECENCY, dated; "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir)
+        console = Console(workdir, dated=kind == "recency")
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])
@@ -154,7 +173,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
                                         top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge,
-                                        now=AS_OF)  # fmt: skip
+                                        now=console.now.get(key, AS_OF))  # fmt: skip
                     console.db.session.rollback()
                     result = score([console.set_id[h.id] for h in hits], question["evidence"])
                     if bridge == hops:

@@ -49,3 +49,18 @@ def test_a_sweeps_settings_are_chosen_by_recall_averaged_over_the_sets_swept():
     assert conversational_choices.mean_rows(swept) == [
         {"fusion": "mix", "lexical_share": 0.4, "all": 0.8, "paraphrase": 0.7}
     ]
+
+
+def test_the_recency_sweep_sets_weight_and_scale_and_puts_the_chosen_ones_back():
+    from models.retrieval import ranking
+
+    chosen = (ranking.W_RELEVANCE, ranking.W_RECENCY, ranking.W_IMPORTANCE, ranking.RECENCY_DAYS)
+    for setting, first_too in conversational_choices.settings("recency"):
+        row = setting()
+        weight, days = row["recency (weight, days)"]
+        assert not first_too
+        assert (weight, days) == (ranking.W_RECENCY, ranking.RECENCY_DAYS)
+        # relevance takes what recency gives up: a score still sums to at most 1
+        assert pytest.approx(1.0) == ranking.W_RELEVANCE + ranking.W_RECENCY + ranking.W_IMPORTANCE
+        conversational_choices._reset()
+        assert chosen == (ranking.W_RELEVANCE, ranking.W_RECENCY, ranking.W_IMPORTANCE, ranking.RECENCY_DAYS)
