@@ -14,7 +14,7 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   divided by the best candidate's, so the best lexical match has relevance 1.0 and `relative_threshold`
   drops weaker ones (with an embedder, relevance is fused with the dense one first:
   models/retrieval/fusion.py); the absolute `match` (`coverage`) is what `threshold` compares;
-- recency: 1 / (1 + age in units of 30 days), by `updated_at`;
+- recency: 1 / (1 + age in units of RECENCY_DAYS, a year), by `updated_at`;
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the kind of memory: an insight (memory_type `insight`, the ToM job's inference about a person,
   docs/spec/003-memory-system.md §3) is the agent's guess, not a stated fact, so its score is multiplied by
@@ -22,7 +22,7 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
 - the relations boost (docs/spec/003-memory-system.md §2), when the relations layer is installed: + 0.1 x
   the strength of the memory's strongest edge, applied when re-ranking the leaders.
 
-score = (0.6 relevance + 0.25 recency + 0.15 importance) x weight (without query words: (0.6 recency +
+score = (0.75 relevance + 0.1 recency + 0.15 importance) x weight (without query words: (0.6 recency +
 0.4 importance) x weight), the weight INSIGHT_WEIGHT for an insight and 1 for every other memory.
 
 Every function here builds SQL expressions only; models/retrieval/query.py assembles them into one
@@ -55,11 +55,16 @@ from sqlalchemy.sql.elements import KeyedColumnElement
 
 from models.memories.memory import AgentMemory
 
-W_RELEVANCE, W_RECENCY, W_IMPORTANCE = 0.6, 0.25, 0.15
+# Recency's weight and scale, chosen on the development conversational sets with memories dated as written
+# (`python -m bench.conversational --sweep-recency`; docs/explanation/retrieval.md): the largest weight
+# within 0.002 of the best recall@10, which was no recency at all. Of two memories equally relevant the
+# newer still ranks first, and a memory a year old gives up 0.05 of the score to a new one; 0.25 at 30 days
+# put 0.17 between a memory a week old and one six months old, and pushed the older answers out.
+W_RELEVANCE, W_RECENCY, W_IMPORTANCE = 0.75, 0.1, 0.15
 W_RELATED = (
     0.1  # docs/spec/003-memory-system.md §2: a small boost by the strongest relation edge of the memory
 )
-RECENCY_DAYS = 30.0
+RECENCY_DAYS = 365.0
 # docs/spec/003-memory-system.md §3: insights surface with low weight. A multiplier on the whole score, so an
 # insight ranks below a fact it ties with and above one it clearly out-scores (a fact the question barely
 # touches); docs/explanation/retrieval.md.

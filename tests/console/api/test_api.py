@@ -340,7 +340,8 @@ def test_ranking_combines_lexical_relevance_recency_and_importance(client, super
     # Same text match: the more important and the more recent rank higher.
     low = make_memory(agent, "The user plays chess on Sundays.", category="activity", importance=1)
     high = make_memory(agent, "The user plays chess online.", category="activity", importance=5)
-    stale = make_memory(agent, "The user plays chess at the club.", category="activity", importance=1)
+    # as long as `low`, so only its age tells them apart
+    stale = make_memory(agent, "The user plays chess on Fridays.", category="activity", importance=1)
     db.session.execute(
         sa.update(AgentMemory)
         .where(AgentMemory.id == stale.id)
