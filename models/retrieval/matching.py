@@ -46,6 +46,7 @@ from models.memories.memory import AgentMemory
 from models.retrieval.ranking import (
     FTS_CONFIG,
     FTS_VECTOR,
+    RECENT_DAYS,
     WORD_SLOTS,
     bm25_length,
     bm25_words,
@@ -157,7 +158,7 @@ def _match(dialect: str, param: str) -> ColumnElement[Any]:
 def recent_pool(dialect: str, where: list[ColumnElement[bool]]) -> Select[Any]:
     """Without query words: the POOL_RECENT newest memories (id, category, recency, imp, weight)."""
     return (
-        select(*candidate_columns(dialect, lexical=False))
+        select(*candidate_columns(dialect, lexical=False, recency_days=RECENT_DAYS))
         .where(*where)
         .order_by(_T.c.updated_at.desc())
         .limit(POOL_RECENT)

@@ -14,7 +14,8 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   divided by the best candidate's, so the best lexical match has relevance 1.0 and `relative_threshold`
   drops weaker ones (with an embedder, relevance is fused with the dense one first:
   models/retrieval/fusion.py); the absolute `match` (`coverage`) is what `threshold` compares;
-- recency: 1 / (1 + age in units of RECENCY_DAYS, a year), by `updated_at`;
+- recency: 1 / (1 + age in units of RECENCY_DAYS, a year), by `updated_at` (without query words, of
+  RECENT_DAYS, 30 days);
 - importance: (importance - 1) / 4, unrated memories counting as 2;
 - the kind of memory: an insight (memory_type `insight`, the ToM job's inference about a person,
   docs/spec/003-memory-system.md §3) is the agent's guess, not a stated fact, so its score is multiplied by
@@ -65,6 +66,9 @@ W_RELATED = (
     0.1  # docs/spec/003-memory-system.md §2: a small boost by the strongest relation edge of the memory
 )
 RECENCY_DAYS = 365.0
+# Without query words the newest memories are ranked by recency and importance alone, on the scale they had
+# before RECENCY_DAYS was chosen: the sweep asked with words, so it says nothing of this ordering.
+RECENT_DAYS = 30.0
 # docs/spec/003-memory-system.md §3: insights surface with low weight. A multiplier on the whole score, so an
 # insight ranks below a fact it ties with and above one it clearly out-scores (a fact the question barely
 # touches); docs/explanation/retrieval.md.
@@ -98,15 +102,18 @@ and what the candidate pool matches the words against (models/retrieval/matching
 Scored = Literal["fused", "lexical", "recent"]
 
 
-def recency(dialect: str, updated_at: ColumnElement[Any] = _T.c.updated_at) -> ColumnElement[Any]:
-    """1 / (1 + age in units of RECENCY_DAYS), the age counted up to the bound parameter `now`."""
+def recency(
+    dialect: str, updated_at: ColumnElement[Any] = _T.c.updated_at, days: float | None = None
+) -> ColumnElement[Any]:
+    """1 / (1 + age in units of `days`, RECENCY_DAYS unless given), the age counted up to the bound
+    parameter `now`."""
     now = bindparam("now", type_=DateTime)
     age_days: ColumnElement[Any]
     if dialect == "postgresql":
         age_days = func.greatest(0.0, func.extract("epoch", now - updated_at) / 86400.0)
     else:
         age_days = func.max(0.0, func.julianday(now) - func.julianday(updated_at))
-    return 1.0 / (1.0 + age_days / RECENCY_DAYS)
+    return 1.0 / (1.0 + age_days / (RECENCY_DAYS if days is None else days))
 
 
 def idf(matches: float, rows: float) -> float:
@@ -190,17 +197,19 @@ def candidate_columns(
     *,
     lexical: bool = True,
     source: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] | None = None,
+    recency_days: float | None = None,
 ) -> list[ColumnElement[Any]]:
     """What the ranking needs of a candidate: id, category, recency, importance, weight (`kind_weight`) and
     lexical score.
 
-    `source`: the columns to score (default agent_memories itself), e.g. those of the matches CTE."""
+    `source`: the columns to score (default agent_memories itself), e.g. those of the matches CTE;
+    `recency_days`: recency's scale (`recency`'s default RECENCY_DAYS; RECENT_DAYS without query words)."""
     c: ReadOnlyColumnCollection[str, KeyedColumnElement[Any]] = source if source is not None else _T.c
     importance = IMPORTANCE if source is None else func.coalesce(c.importance, DEFAULT_IMPORTANCE)
     columns: list[ColumnElement[Any]] = [
         c.id,
         c.category,
-        recency(dialect, c.updated_at).label("recency"),
+        recency(dialect, c.updated_at, recency_days).label("recency"),
         ((importance - 1) / 4.0).label("imp"),
         kind_weight(c.memory_type).label("weight"),
     ]

@@ -371,6 +371,22 @@ def test_query_without_searchable_words_matches_nothing(client, supervisor, make
     assert len(query(client, headers, query="")["results"]) == 1  # no query: by recency and importance
 
 
+def test_an_empty_query_ranks_newness_on_its_own_month_scale(client, supervisor, make_memory):
+    """Without words the ranking is 0.6 recency + 0.4 importance with recency over 30 days (RECENT_DAYS),
+    not the year memory.query's words are ranked with: a new memory comes before an important one half a
+    year old (over a year the old one would win, 0.80 against 0.70)."""
+    agent, headers = supervisor
+    old = make_memory(agent, "The user signed the lease.", category="preferences", importance=5)
+    db.session.execute(
+        sa.update(AgentMemory)
+        .where(AgentMemory.id == old.id)
+        .values(updated_at=utcnow() - timedelta(days=180))
+    )
+    new = make_memory(agent, "The user bought a lamp.", category="preferences")
+    db.session.commit()
+    assert [r["id"] for r in query(client, headers, query="")["results"]] == [new.id, old.id]
+
+
 @pytest.mark.parametrize("mode", ["bullets", "full"])
 def test_response_never_exceeds_budget_tokens(client, supervisor, mode):
     agent, headers = supervisor
