@@ -13,7 +13,7 @@ recall@10 to four places is what a choice is made by, averaged over the sets swe
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency sweep alone is dated
 (bench/dating.py: each memory written at its own date, each agent asked the day after its last): undated,
-every memory is equally recent and recency's settings cannot move a ranking.
+every memory is equally recent, and recency cannot tell two memories apart.
 """
 
 from __future__ import annotations
