@@ -140,6 +140,11 @@ class Console:
         self.db.session.commit()
         relations.backfill(relations.stale_memories([agent.id]))
 
+    def asked_at(self, key: str) -> datetime:
+        """The instant an agent's questions are asked as of: the day after its last memory when `dated`,
+        else AS_OF."""
+        return self.now.get(key, AS_OF)
+
     def search(self, key: str, question: str, mode: str = "hybrid") -> list[str]:
         from models.retrieval import query
 
@@ -150,7 +155,7 @@ class Console:
             self.embed_ms.append((time.perf_counter() - started) * 1000)
             dense = (self.embedder.label, vector)
         hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
-                            mode=mode, now=self.now.get(key, AS_OF))  # fmt: skip
+                            mode=mode, now=self.asked_at(key))  # fmt: skip
         self.db.session.rollback()
         return [self.set_id[h.id] for h in hits]
 

@@ -26,7 +26,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 
-from bench.conversational import AS_OF, CATEGORY, Console, load, score
+from bench.conversational import CATEGORY, Console, load, score
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
@@ -173,7 +173,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
                                         top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge,
-                                        now=console.now.get(key, AS_OF))  # fmt: skip
+                                        now=console.asked_at(key))  # fmt: skip
                     console.db.session.rollback()
                     result = score([console.set_id[h.id] for h in hits], question["evidence"])
                     if bridge == hops:

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.conversational import AS_OF, CATEGORY, SETS, Console, load  # noqa: E402
+from bench.conversational import CATEGORY, SETS, Console, load  # noqa: E402
 
 MAX_PROPOSED = 5  # jobs.extraction.Facts: a model's answer holds at most this many facts
 
@@ -149,10 +149,11 @@ def _search(console: Console, key: str, question: str) -> list:
     from models.retrieval import query
 
     vector = console.embedder.embed([question], query=True)[0]
-    # As of one instant (bench.conversational.AS_OF), as the conversational benchmark asks: the ranking
-    # weighs recency against `now`, and the wall clock would move recall from day to day.
+    # As of one instant (bench.conversational.AS_OF, the console being undated), as the conversational
+    # benchmark asks: the ranking weighs recency against `now`, and the wall clock would move recall from day
+    # to day.
     hits = query.search(console.agents[key], text=question, categories=[CATEGORY], top_k=10,
-                        dense=(console.embedder.label, vector), now=AS_OF)  # fmt: skip
+                        dense=(console.embedder.label, vector), now=console.asked_at(key))  # fmt: skip
     console.db.session.rollback()
     return hits
 
