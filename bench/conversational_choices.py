@@ -36,22 +36,6 @@ SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 # so a score still sums to at most 1 beside the relations boost.
 RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
 
-# (the leader's match at least, the best hit's user's memories gated too, only questions naming someone)
-GATES = [(0.0, False, False)] + [
-    (m, g, False) for m in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55) for g in (False, True)
-]
-GATES += [(0.0, False, True), (0.0, True, True), (0.4, False, True), (0.45, False, True)]
-
-
-def _gate(gate: tuple[float, bool, bool]) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import bridging
-
-        bridging.BRIDGE_MATCH, bridging.SUBJECT_GATED, bridging.NAMED_ONLY = gate
-        return {"gate (match, subjects too, named)": gate}
-
-    return setting
-
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
     def setting() -> dict:
@@ -147,8 +131,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
-    if kind == "gate":
-        return [(_gate(gate), False) for gate in GATES]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -172,7 +154,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir, dated=kind in ("recency", "gate"))
+        console = Console(workdir, dated=kind == "recency")
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])

@@ -59,12 +59,6 @@ SUBJECT_DEPTH = 30
 # 0.9334, 5 the same as 4 (docs/explanation/retrieval.md).
 SUBJECT_KEEP = 4
 SUBJECT_HOP = 4
-# Gates measured by `python -m bench.conversational --sweep-gate` (off as they stand): the names hop only
-# when the leader's match reaches BRIDGE_MATCH, or only when the question names someone (NAMED_ONLY); the
-# best hit's user's memories gated too (SUBJECT_GATED).
-BRIDGE_MATCH = 0.0
-SUBJECT_GATED = False
-NAMED_ONLY = False
 
 # A name: a capitalised word ("Tamsin"), a hyphenated lower-case one ("audit-trail", "db-replica-16") or a
 # code of capitals and digits ("B12"; those of CODES' form are not bridged).
@@ -94,21 +88,6 @@ def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
                 continue
             names.append(name)
     return names[:MAX_NAMES]
-
-
-def sure(leader: Any, question: str = "") -> bool:
-    """Whether the hops may start from `leader`, by the gates above (a leader let in by a code has no
-    match, and passes)."""
-    if NAMED_ONLY and not asked_names(question):
-        return False
-    return leader.match is None or leader.match >= BRIDGE_MATCH
-
-
-def asked_names(question: str) -> list[str]:
-    """The names a question carries after its first word (a sentence opener is capitalised anyway)."""
-    words = question.split()
-    rest = " ".join(words[1:])
-    return [n for n in _NAME.findall(rest) if n.lower() not in _NOT_NAMES]
 
 
 def merged(

@@ -279,15 +279,14 @@ def search(
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
         held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
-    sure = dense is None or bridging.sure(hits[0], text or "")
-    bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]) if sure else []
+    bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
         second = _hop(agent_id, bridged, lexical)
         keep = max(keep, bridging.hop_end(hits, second))  # the user's memories come in after the hop's hits
         hits = bridging.merged(hits, second, top_k)
-    if subject and (sure or not bridging.SUBJECT_GATED):
+    if subject:
         hits = bridging.same_subject(hits, first, top_k, keep)
     return _own_figures(hits, first)
 
