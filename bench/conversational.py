@@ -376,6 +376,9 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep-recency", action="store_true", help="recency's weight and scale, dated, recall only"
     )
     parser.add_argument(
+        "--sweep-scale", action="store_true", help="lexical relevance's scale, dated, recall only"
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument(
@@ -386,7 +389,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    sweeping = args.sweep or args.sweep_bridges or args.sweep_subjects or args.sweep_recency or args.ablate
+    sweeping = (
+        args.sweep
+        or args.sweep_bridges
+        or args.sweep_subjects
+        or args.sweep_recency
+        or args.sweep_scale
+        or args.ablate
+    )
     if args.dated and sweeping:
         parser.error("--dated is a run's setting; the recency sweep is dated and the others ask as of AS_OF")
     if args.locomo and sweeping:
@@ -405,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench.conversational_choices import mean_rows, sweep
 
         kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges else "subjects"
-                if args.sweep_subjects else "recency" if args.sweep_recency else "fusion")  # fmt: skip
+                if args.sweep_subjects else "recency" if args.sweep_recency else "scale" if args.sweep_scale else "fusion")  # fmt: skip
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)

@@ -36,6 +36,18 @@ SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 # so a score still sums to at most 1 beside the relations boost.
 RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
 
+SCALES = ("squashed", "linear", "coverage")
+
+
+def _scale(name: str) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import ranking
+
+        ranking.LEXICAL_SCALE = name
+        return {"lexical relevance": name}
+
+    return setting
+
 
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
     def setting() -> dict:
@@ -131,6 +143,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
+    if kind == "scale":
+        return [(_scale(name), False) for name in SCALES]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -154,7 +168,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir, dated=kind == "recency")
+        console = Console(workdir, dated=kind in ("recency", "scale"))
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])
@@ -185,6 +199,15 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
                 k: round(sum(r["recall@10"] for r in values) / len(values), 4 if k == "all" else 3)
                 for k, values in got.items()
             } | {"all@5": round(sum(r["recall@5"] for r in got["all"]) / len(got["all"]), 4)})  # fmt: skip
+            if kind == "scale":  # the same setting asked with no embedder: the lexical ranking alone
+                alone = []
+                for key, question, _dense in asked:
+                    hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
+                                        top_k=10, mode="lexical", now=console.asked_at(key))  # fmt: skip
+                    console.db.session.rollback()
+                    alone.append(score([console.set_id[h.id] for h in hits], question["evidence"]))
+                rows[-1]["lexical alone"] = round(sum(r["recall@10"] for r in alone) / len(alone), 4)
+                rows[-1]["lexical alone@5"] = round(sum(r["recall@5"] for r in alone) / len(alone), 4)
             print(json.dumps(rows[-1]), flush=True)
         _reset()
         return rows

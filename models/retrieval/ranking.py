@@ -69,6 +69,16 @@ RECENCY_DAYS = 365.0
 # Without query words the newest memories are ranked by recency and importance alone, on the scale they had
 # before RECENCY_DAYS was chosen: the sweep asked with words, so it says nothing of this ordering.
 RECENT_DAYS = 30.0
+# How lexical relevance reads a candidate's BM25 score s against the best candidate's (`scored`): "linear",
+# s / best s, chosen on the development conversational sets dated (`python -m bench.conversational
+# --sweep-scale`; docs/explanation/retrieval.md): the lexical ranking alone, recall@10 averaged over the
+# four 0.7919 to 0.8179, recall@5 0.7062 to 0.7503, memory.query with an embedder unchanged (0.8990 to
+# 0.8997; the names hop ranks lexically). "squashed", (s / (1 + s)) over the best's, as it was before:
+# above a score of a few, every candidate came within a sliver of the best, and recency and importance
+# ranked long memories; "coverage", the capped `coverage` over the best's, tied every memory holding the
+# whole question (0.2128 averaged).
+LEXICAL_SCALES = ("linear", "squashed", "coverage")
+LEXICAL_SCALE = "linear"
 # docs/spec/003-memory-system.md §3: insights surface with low weight. A multiplier on the whole score, so an
 # insight ranks below a fact it ties with and above one it clearly out-scores (a fact the question barely
 # touches); docs/explanation/retrieval.md.
@@ -185,11 +195,16 @@ def lexical_score(
 
 
 def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:
-    """A BM25 score as the lexical score relevance is computed from: score / (1 + score), in [0, 1)
-    (the best candidate's then divides it), as it always was, so `relative_threshold` and the calibrated hybrid
-    mix (fusion.MIX_LEXICAL) keep their meaning. PostgreSQL applies it a layer above `lexical_score`,
+    """A BM25 score as the candidate pool carries it: score / (1 + score), in [0, 1), as it always was;
+    the ranking reads the score back (`unsquashed`). PostgreSQL applies it a layer above `lexical_score`,
     which would otherwise be computed twice."""
     return score / (1.0 + score)
+
+
+def unsquashed(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
+    """The BM25 score back from its `squashed` form. A score of 1e15 or more squashes to 1.0 in double
+    precision, and reads back as 1e15 (no question's score comes near: a guard against dividing by zero)."""
+    return case((lexical < 1.0, lexical / (1.0 - lexical)), else_=1e15)
 
 
 def candidate_columns(
@@ -236,8 +251,8 @@ def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
     the question and the whole table's word figures, never on the other candidates: 1.0, the whole
     question matched; 0.3, words carrying 30% of the question's weight (docs/reference/api.md, "`threshold` is
     absolute")."""
-    share = (lexical / (1.0 - lexical)) / bindparam("q_weight", type_=Float)
-    return case((lexical >= 1.0, 1.0), (share > 1.0, 1.0), else_=share)
+    share = unsquashed(lexical) / bindparam("q_weight", type_=Float)
+    return case((share > 1.0, 1.0), else_=share)
 
 
 def scored(pool: Subquery, kind: Scored) -> Subquery:
@@ -256,8 +271,11 @@ def scored(pool: Subquery, kind: Scored) -> Subquery:
         match = case((words > pool.c.cosine, words), else_=pool.c.cosine)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     elif kind == "lexical":
-        best = func.max(pool.c.lexical).over()
-        relevance = case((best > 0, pool.c.lexical / best), else_=0.0)
+        value = {"linear": unsquashed, "squashed": lambda lexical: lexical, "coverage": coverage}[
+            LEXICAL_SCALE
+        ](pool.c.lexical)
+        best = func.max(value).over()
+        relevance = case((best > 0, value / best), else_=0.0)
         match = coverage(pool.c.lexical)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     else:
