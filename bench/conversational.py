@@ -64,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import locomo  # noqa: E402
 from bench.dating import dated_now, write_clock  # noqa: E402
+from bench.machine import cpu_model  # noqa: E402
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
 # Choices are made on the development sets; the others are only reported.
@@ -290,7 +291,7 @@ def run(
             "memories": sum(len(a["memories"]) for a in agents),
             "questions": n,
             "generated": datetime.now(UTC).strftime("%Y-%m-%d"),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "machine": f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "load_average": round(os.getloadavg()[0], 1),
             "dated": dated,
             "rows": rows,

@@ -1,19 +1,21 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
-scale, and each choice undone in turn.
+scale, how lexical relevance reads the BM25 score, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
     .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
     .venv/bin/python -m bench.conversational --sweep-recency [--json F]
+    .venv/bin/python -m bench.conversational --sweep-scale [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
-models/retrieval/ set for the measurement and put back after it. The recency sweep alone is dated
-(bench/dating.py: each memory written at its own date, each agent asked the day after its last): undated,
-every memory is equally recent, and recency cannot tell two memories apart.
+models/retrieval/ set for the measurement and put back after it. The recency and scale sweeps alone are
+dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
+weighs relevance against recency.
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 # (recency's weight, its scale in days): relevance takes what recency gives up, importance keeps its 0.15,
 # so a score still sums to at most 1 beside the relations boost.
 RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
-
-SCALES = ("squashed", "linear", "coverage")
 
 
 def _scale(name: str) -> Callable[[], dict]:
@@ -144,7 +144,9 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
     if kind == "scale":
-        return [(_scale(name), False) for name in SCALES]
+        from models.retrieval import ranking
+
+        return [(_scale(name), False) for name in ranking.LEXICAL_SCALES]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -161,7 +163,9 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     fusion, and the mix at each lexical share of SHARES, each with the second hops on — as memory.query
     answers — and, as `first ranking`, off; "bridges": the second hop off and at each setting of BRIDGES;
     "subjects": the leading hit's user's memories at each setting of SUBJECTS; "recency": recency's weight
-    and scale at each setting of RECENCY, dated; "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    and scale at each setting of RECENCY, dated; "scale": lexical relevance read each way of
+    ranking.LEXICAL_SCALES, dated, each also asked with no embedder (`lexical alone`, and its recall@5);
+    "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)

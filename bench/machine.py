@@ -15,7 +15,9 @@ machine seen, 0.30 s on the slowest.
 
 from __future__ import annotations
 
+import platform
 import time
+from pathlib import Path
 
 ITERATIONS = 10_000_000
 
@@ -28,6 +30,18 @@ def loop_seconds(runs: int = 3) -> float:
         [0 for _ in range(ITERATIONS)]
         best = min(best, time.perf_counter() - started)
     return round(best, 3)
+
+
+def cpu_model() -> str:
+    """The processor's model name as Linux reports it ("AMD EPYC"), else the architecture: machines of
+    the same cores and Python ran the two systems of bench/conversational.py at different ratios."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
 
 
 if __name__ == "__main__":

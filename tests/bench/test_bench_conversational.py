@@ -64,3 +64,16 @@ def test_the_recency_sweep_sets_weight_and_scale_and_puts_the_chosen_ones_back()
         assert pytest.approx(1.0) == ranking.W_RELEVANCE + ranking.W_RECENCY + ranking.W_IMPORTANCE
         conversational_choices._reset()
         assert chosen == (ranking.W_RELEVANCE, ranking.W_RECENCY, ranking.W_IMPORTANCE, ranking.RECENCY_DAYS)
+
+
+def test_the_scale_sweep_reads_lexical_relevance_each_way_and_puts_the_chosen_one_back():
+    from models.retrieval import ranking
+
+    chosen = ranking.LEXICAL_SCALE
+    names = []
+    for setting, first_too in conversational_choices.settings("scale"):
+        names.append(setting()["lexical relevance"])
+        assert names[-1] == ranking.LEXICAL_SCALE and not first_too
+        conversational_choices._reset()
+        assert ranking.LEXICAL_SCALE == chosen == "linear"
+    assert names == list(ranking.LEXICAL_SCALES)
