@@ -380,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep-scale", action="store_true", help="lexical relevance's scale, dated, recall only"
     )
     parser.add_argument(
+        "--sweep-part", action="store_true", help="the fusion's lexical part, dated, recall only"
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument(
@@ -390,16 +393,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    sweeping = (
-        args.sweep
-        or args.sweep_bridges
-        or args.sweep_subjects
-        or args.sweep_recency
-        or args.sweep_scale
-        or args.ablate
-    )
+    # Which sweep a flag asks for (bench/conversational_choices.py), if any.
+    kinds = {"sweep": "fusion", "sweep_bridges": "bridges", "sweep_subjects": "subjects",
+             "sweep_recency": "recency", "sweep_scale": "scale", "sweep_part": "part", "ablate": "ablate"}  # fmt: skip
+    kind = next((kind for flag, kind in kinds.items() if getattr(args, flag)), None)
+    sweeping = kind is not None
     if args.dated and sweeping:
-        parser.error("--dated is a run's setting; the recency sweep is dated and the others ask as of AS_OF")
+        parser.error(
+            "--dated is a run's setting; the recency, scale and part sweeps are dated, the others ask as of AS_OF"
+        )
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
@@ -412,11 +414,9 @@ def main(argv: list[str] | None = None) -> int:
         from jobs.local_embedder import LocalMiniLM
 
         LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
-    if sweeping:
+    if kind is not None:
         from bench.conversational_choices import mean_rows, sweep
 
-        kind = ("ablate" if args.ablate else "bridges" if args.sweep_bridges else "subjects"
-                if args.sweep_subjects else "recency" if args.sweep_recency else "scale" if args.sweep_scale else "fusion")  # fmt: skip
         swept = {name: sweep(name, args.seed, args.agents, kind) for name in args.set.split(",")}
         for row in mean_rows(swept):
             print(json.dumps(row), flush=True)
