@@ -49,19 +49,6 @@ def _scale(name: str) -> Callable[[], dict]:
     return setting
 
 
-PARTS = [(part, share) for part in ("absolute", "relative") for share in (0.4, 0.5, 0.6, 0.7, 0.8)]
-
-
-def _part(setting_: tuple[str, float]) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import fusion
-
-        fusion.LEXICAL_PART, fusion.MIX_LEXICAL = setting_
-        return {"fusion's lexical part, share": setting_}
-
-    return setting
-
-
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
     def setting() -> dict:
         from models.retrieval import fusion
@@ -156,8 +143,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
-    if kind == "part":
-        return [(_part(p), False) for p in PARTS]
     if kind == "scale":
         from models.retrieval import ranking
 
@@ -187,7 +172,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir, dated=kind in ("recency", "scale", "part"))
+        console = Console(workdir, dated=kind in ("recency", "scale"))
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])

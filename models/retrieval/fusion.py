@@ -32,7 +32,7 @@ from sqlalchemy import (
 
 from models.memories.memory import AgentMemory
 from models.retrieval.matching import Route, lexical_pool
-from models.retrieval.ranking import WORD_SLOTS, candidate_columns, coverage, unsquashed
+from models.retrieval.ranking import WORD_SLOTS, candidate_columns, coverage
 
 # How many nearest memories join the candidates, more when filters other than user_id will drop some of
 # them; how lexical and dense relevance are fused.
@@ -44,8 +44,6 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
 # Read when a statement is built: the benches sweep it, clearing query.statement's cache.
 MIX_LEXICAL = 0.6
-LEXICAL_PARTS = ("absolute", "relative")  # under measurement
-LEXICAL_PART = "absolute"
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
 
@@ -164,16 +162,10 @@ def fused_pool(
             (merged.c.dense_rank.is_not(None), 1.0 / (RRF_K + merged.c.dense_rank)), else_=0.0
         )
     else:
-        bests = select(
-            func.max(merged.c.cosine).label("cosine"), func.max(merged.c.lexical).label("lexical")
-        ).subquery("bests")
+        bests = select(func.max(merged.c.cosine).label("cosine")).subquery("bests")
         # The lexical match absolute, the cosine relative to the best: a paraphrase, whose words match a
         # little of many memories, is ranked by its meaning; a question in the memory's words by both.
         lexical_part = coverage(merged.c.lexical)
-        if LEXICAL_PART == "relative":
-            lexical_part = case(
-                (bests.c.lexical > 0, unsquashed(merged.c.lexical) / unsquashed(bests.c.lexical)), else_=0.0
-            )
         # A cosine below zero counts as none.
         semantic = case(
             (and_(bests.c.cosine > 0, merged.c.cosine > 0), merged.c.cosine / bests.c.cosine), else_=0.0
