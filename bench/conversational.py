@@ -379,7 +379,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sweep-scale", action="store_true", help="lexical relevance's scale, dated, recall only"
     )
-    parser.add_argument("--sweep-long", action="store_true", help="long memories' lexical share, dated")
     parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
@@ -393,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Which sweep a flag asks for (bench/conversational_choices.py), if any.
     kinds = {"sweep": "fusion", "sweep_bridges": "bridges", "sweep_subjects": "subjects",
-             "sweep_recency": "recency", "sweep_scale": "scale", "sweep_long": "long", "ablate": "ablate"}  # fmt: skip
+             "sweep_recency": "recency", "sweep_scale": "scale", "ablate": "ablate"}  # fmt: skip
     kind = next((kind for flag, kind in kinds.items() if getattr(args, flag)), None)
     sweeping = kind is not None
     if args.dated and sweeping:

@@ -49,19 +49,6 @@ def _scale(name: str) -> Callable[[], dict]:
     return setting
 
 
-LONGS = [(0.6, 20, 40)] + [(share, a, b) for share in (0.7, 0.8, 0.9) for a, b in ((20, 40), (15, 30))]
-
-
-def _long(setting_: tuple[float, int, int]) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import fusion
-
-        fusion.MIX_LONG, fusion.LONG_FROM, fusion.LONG_TO = setting_
-        return {"long memories' share (share, from, to)": setting_}
-
-    return setting
-
-
 def _fusion(name: str, share: float | None) -> Callable[[], dict]:
     def setting() -> dict:
         from models.retrieval import fusion
@@ -156,8 +143,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
-    if kind == "long":
-        return [(_long(x), False) for x in LONGS]
     if kind == "scale":
         from models.retrieval import ranking
 
@@ -187,7 +172,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir, dated=kind in ("recency", "scale", "long"))
+        console = Console(workdir, dated=kind in ("recency", "scale"))
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])

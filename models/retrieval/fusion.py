@@ -44,8 +44,6 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
 # Read when a statement is built: the benches sweep it, clearing query.statement's cache.
 MIX_LEXICAL = 0.6
-MIX_LONG = 0.6  # under measurement: the share for long memories, ramped from LONG_FROM to LONG_TO tokens
-LONG_FROM, LONG_TO = 20, 40
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
 
@@ -172,18 +170,9 @@ def fused_pool(
         semantic = case(
             (and_(bests.c.cosine > 0, merged.c.cosine > 0), merged.c.cosine / bests.c.cosine), else_=0.0
         )
-        source = merged.join(bests, true())
-        share: Any = MIX_LEXICAL if words else 0.0
-        if words and MIX_LONG != MIX_LEXICAL:
-            tokens = _T.c.token_estimate
-            ramp = case(
-                (tokens <= LONG_FROM, 0.0),
-                (tokens >= LONG_TO, 1.0),
-                else_=(tokens - LONG_FROM) * 1.0 / (LONG_TO - LONG_FROM),
-            )
-            share = MIX_LEXICAL + (MIX_LONG - MIX_LEXICAL) * ramp
-            source = source.join(_T, _T.c.id == merged.c.id)
+        share = MIX_LEXICAL if words else 0.0
         raw = share * lexical_part + (1.0 - share) * semantic
+        source = merged.join(bests, true())
     fused = (
         select(
             merged.c.id,
