@@ -10,10 +10,11 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   `bm25()` over its index (porter stems; tf and length in tokens; N, n and the average over the whole
   index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
   positions; length in distinct words) with N, n and the average length from
-  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score, `squashed` into [0, 1),
-  divided by the best candidate's, so the best lexical match has relevance 1.0 and `relative_threshold`
-  drops weaker ones (with an embedder, relevance is fused with the dense one first:
-  models/retrieval/fusion.py); the absolute `match` (`coverage`) is what `threshold` compares;
+  models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
+  candidate's (LEXICAL_SCALE; the pool carries it `squashed` into [0, 1), and the ranking reads it back),
+  so the best lexical match has relevance 1.0 and `relative_threshold` drops weaker ones (with an
+  embedder, relevance is fused with the dense one first: models/retrieval/fusion.py); the absolute `match`
+  (`coverage`) is what `threshold` compares;
 - recency: 1 / (1 + age in units of RECENCY_DAYS, a year), by `updated_at` (without query words, of
   RECENT_DAYS, 30 days);
 - importance: (importance - 1) / 4, unrated memories counting as 2;

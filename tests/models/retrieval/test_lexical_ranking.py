@@ -107,7 +107,7 @@ def test_a_labelled_question_that_shares_only_stop_words_and_a_name_with_its_fac
     assert hits[0].id == ids[target]
 
 
-# The answer holds most of the question; the other holds one rare word of it and is rated more important.
+# The answer holds most of the question; the other holds three of its words and is rated more important.
 ANSWER = "Hugo watched the snooker final with the neighbours and screamed at the telly"
 IMPORTANT = "Hugo fixed the telly"
 SCREAM_QUESTION = "Did Hugo scream at the telly watching the snooker final with the neighbours?"
