@@ -52,7 +52,6 @@ from models.retrieval.ranking import (
     bm25_words,
     candidate_columns,
     lexical_score,
-    squashed,
 )
 
 MAX_TERMS = 16  # content words searched
@@ -307,7 +306,7 @@ def lexical_pool(
         once.c.recency,
         once.c.imp,
         once.c.weight,
-        squashed(once.c.lexical).label("lexical"),
+        once.c.lexical,
     )
 
 

@@ -11,8 +11,7 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
   positions; length in distinct words) with N, n and the average length from
   models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
-  candidate's (LEXICAL_SCALE; the pool carries it `squashed` into [0, 1), and the ranking reads it back),
-  so the best lexical match has relevance 1.0 and `relative_threshold` drops weaker ones (with an
+  candidate's (LEXICAL_SCALE), so the best lexical match has relevance 1.0 and `relative_threshold` drops weaker ones (with an
   embedder, relevance is fused with the dense one first: models/retrieval/fusion.py); the absolute `match`
   (`coverage`) is what `threshold` compares;
 - recency: 1 / (1 + age in units of RECENCY_DAYS, a year), by `updated_at` (without query words, of
@@ -166,8 +165,8 @@ def lexical_score(
     length: ColumnElement[Any] | None = None,
     slots: int = WORD_SLOTS,
 ) -> ColumnElement[Any]:
-    """A candidate's BM25 score for the question's words (module docstring): on SQLite `squashed`, on
-    PostgreSQL raw (models/retrieval/matching.py squashes it a layer above).
+    """A candidate's BM25 score for the question's words (module docstring), as the candidate pool
+    carries it on both databases.
 
     PostgreSQL: `length` is the candidate's `bm25_length`, computed a layer below; the statement joins
     `bm25_words`, of which `slots` words are read (`slot_count`: the question's, rounded up; a slot past
@@ -192,20 +191,13 @@ def lexical_score(
             )
         return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(terms)}))"), Float)
     # bm25() is negative, better matches more so.
-    return squashed(-func.bm25(literal_column("agent_memories_fts")))
+    return -func.bm25(literal_column("agent_memories_fts"))
 
 
 def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:
-    """A BM25 score as the candidate pool carries it: score / (1 + score), in [0, 1), as it always was;
-    the ranking reads the score back (`unsquashed`). PostgreSQL applies it a layer above `lexical_score`,
-    which would otherwise be computed twice."""
+    """A BM25 score squashed into [0, 1), score / (1 + score): how lexical relevance read it before
+    LEXICAL_SCALE was chosen ("squashed"), kept for the sweep that chose it."""
     return score / (1.0 + score)
-
-
-def unsquashed(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
-    """The BM25 score back from its `squashed` form. A score of 1e15 or more squashes to 1.0 in double
-    precision, and reads back as 1e15 (no question's score comes near: a guard against dividing by zero)."""
-    return case((lexical < 1.0, lexical / (1.0 - lexical)), else_=1e15)
 
 
 def candidate_columns(
@@ -246,13 +238,12 @@ def kind_weight(memory_type: ColumnElement[Any]) -> ColumnElement[Any]:
 
 
 def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
-    """The absolute lexical match of a candidate, from its `squashed` BM25 score: the score (unsquashed)
-    divided by the question's weight (bound `q_weight`, term_stats.question_weight: what a memory holding
+    """The absolute lexical match of a candidate, from its BM25 score: the score divided by the question's weight (bound `q_weight`, term_stats.question_weight: what a memory holding
     every word of the question once, at the average length, scores), at most 1. It depends on the memory,
     the question and the whole table's word figures, never on the other candidates: 1.0, the whole
     question matched; 0.3, words carrying 30% of the question's weight (docs/reference/api.md, "`threshold` is
     absolute")."""
-    share = unsquashed(lexical) / bindparam("q_weight", type_=Float)
+    share = lexical / bindparam("q_weight", type_=Float)
     return case((share > 1.0, 1.0), else_=share)
 
 
@@ -272,7 +263,7 @@ def scored(pool: Subquery, kind: Scored) -> Subquery:
         match = case((words > pool.c.cosine, words), else_=pool.c.cosine)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     elif kind == "lexical":
-        value = {"linear": unsquashed, "squashed": lambda lexical: lexical, "coverage": coverage}[
+        value = {"linear": lambda lexical: lexical, "squashed": squashed, "coverage": coverage}[
             LEXICAL_SCALE
         ](pool.c.lexical)
         best = func.max(value).over()
