@@ -146,22 +146,15 @@ class Console:
         else AS_OF."""
         return self.now.get(key, AS_OF)
 
-    def _embedded(self, question: str):
-        started = time.perf_counter()
-        vector = self.embedder.embed([question], query=True)[0]
-        self.embed_ms.append((time.perf_counter() - started) * 1000)
-        return vector
-
     def search(self, key: str, question: str, mode: str = "hybrid") -> list[str]:
-        from jobs.embeddings import in_background
         from models.retrieval import query
 
         dense = None
         if mode != "lexical":
-            # As memory.query does (jobs.embeddings.question_vector_soon): embedded on a question thread
-            # while the ranking looks the words up; no cache: each question pays its embedding.
-            vector = in_background(lambda: self._embedded(question))
-            dense = lambda: (self.embedder.label, vector())  # noqa: E731
+            started = time.perf_counter()
+            vector = self.embedder.embed([question], query=True)[0]  # no cache: each question pays it
+            self.embed_ms.append((time.perf_counter() - started) * 1000)
+            dense = (self.embedder.label, vector)
         hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
                             mode=mode, now=self.asked_at(key))  # fmt: skip
         self.db.session.rollback()

@@ -16,8 +16,7 @@ the fallback, and the query stays lexical. Memories' vectors are computed off th
 the maintenance worker straight after an API write (`embed_written`, or the relations job for
 semantic memories), by `flask embeddings backfill` for what is already stored, and by the every-10-minutes
 catch-up job for semantic memories; a request embeds only its query text (`query_vector`, with a small
-cache of recent questions), on a thread of its process while it looks the question's words up
-(`question_vector_soon`).
+cache of recent questions).
 """
 
 from __future__ import annotations
@@ -25,10 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
-import os
-import threading
-from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Hashable
 from functools import lru_cache
 from typing import Protocol
 
@@ -187,36 +183,3 @@ def query_vector(text: str) -> tuple[str, np.ndarray] | None:
     if embedder is None or not text or not text.strip():
         return None
     return embedder.label, _query_vector(embedder, text.strip())
-
-
-# Threads a process embeds questions on: one per request embedding at once, up to this many (more wait).
-# The local model's run holds no Python lock (ONNX Runtime releases it), nor does an endpoint's wait.
-QUESTION_THREADS = 8
-_pools: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked worker starts its own
-_pools_lock = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    pid = os.getpid()
-    with _pools_lock:
-        if pid not in _pools:
-            _pools[pid] = ThreadPoolExecutor(QUESTION_THREADS, thread_name_prefix="question-vector")
-        return _pools[pid]
-
-
-def in_background(work: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
-    """`work` started on a question thread of this process (`_pool`); the call returned waits for its
-    answer (raising what it raised), the same each time."""
-    return _pool().submit(work).result
-
-
-def question_vector_soon(text: str) -> Callable[[], tuple[str, np.ndarray]] | None:
-    """`query_vector(text)`, computed while the caller goes on: None at once where there is no vector to
-    compute (no real embedder configured, no text), else a call that waits for (embedder label, vector).
-    The ranking looks the question's words up meanwhile (models/retrieval/query.py, `Dense`): on two cores
-    a question's time is then about the longer of the two, not their sum (docs/benchmarks.md)."""
-    embedder = semantic_embedder()  # here, with the application's configuration, not on the thread
-    if embedder is None or not text or not text.strip():
-        return None
-    vector = in_background(lambda: _query_vector(embedder, text.strip()))
-    return lambda: (embedder.label, vector())

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import logging
-from functools import cache
-from typing import Any
 
-from jobs.embeddings import question_vector_soon
+from jobs.embeddings import query_vector
 from models import DomainError, estimate_tokens
 from models.db import end_read, read_from_replica
 from models.history import changelog, events
 from models.memories.categories import UNCATEGORIZED, from_wire
 from models.retrieval import access, query, relations
 from models.retrieval.filters import filter_clauses
-from models.retrieval.query import Dense
 
 from .auth import category_config, current_agent
 from .blueprint import api
@@ -22,32 +19,15 @@ from .schemas import Bullet, DeltaOut, FullResult, MemoryQuery, QueryOut, Relate
 log = logging.getLogger(__name__)
 
 
-def _dense(text: str | None) -> Dense:
-    """The query's vector for the hybrid ranking, being computed while the ranking looks the question's
-    words up (jobs.embeddings.question_vector_soon), or None: no real embedder configured
-    (docs/explanation/retrieval.md), or the embedder failed — the answer is then the lexical ranking, never
-    an error."""
+def _dense(text: str | None):
+    """The query's vector for the hybrid ranking, or None: no real embedder configured
+    (docs/explanation/retrieval.md), or the embedder failed — the answer is then the lexical ranking, never an
+    error."""
     try:
-        pending = question_vector_soon(text or "")
-    except Exception as error:  # a broken local install: degrade, don't fail
-        _embedding_failed(error)
+        return query_vector(text or "")
+    except Exception as error:  # an endpoint down or slow, a broken local install: degrade, don't fail
+        log.warning("memory.query: query embedding failed (%s); ranking lexically", type(error).__name__)
         return None
-    if pending is None:
-        return None
-
-    @cache  # asked again after the first ranking: one wait, one warning
-    def vector() -> tuple[str, Any] | None:
-        try:
-            return pending()
-        except Exception as error:  # an endpoint down or slow: degrade, don't fail
-            _embedding_failed(error)
-            return None
-
-    return vector
-
-
-def _embedding_failed(error: Exception) -> None:
-    log.warning("memory.query: query embedding failed (%s); ranking lexically", type(error).__name__)
 
 
 class AgentScopeForbidden(DomainError):
@@ -68,7 +48,6 @@ def memory_query(body: MemoryQuery):
     """Lexical relevance (full-text search), fused with vector similarity when a real embedder is configured,
     combined with recency and importance, every filter applied in SQL. The answer, delta header included, never exceeds `budget_tokens` (estimated as ceil(chars / 4))."""
     agent = current_agent()  # authenticated on the primary, before any read may go to the replica
-    dense = _dense(body.query)  # the question's vector, computed from here on while the rest runs
     read_from_replica()  # DATABASE_REPLICA_URL, when set: plain reads only (models/db.py, "read replica")
     filters = body.filters.model_dump(exclude_none=True) if body.filters else {}
     # A query that asks for the delta header builds a turn's context (docs/spec/003-memory-system.md §1): the `context` node.
@@ -102,7 +81,7 @@ def memory_query(body: MemoryQuery):
             relative_threshold=body.relative_threshold,
             with_match=body.return_ == "full",
             rag_caps={k: v for k, v in config.rag_caps(categories).items() if v < body.top_k},
-            dense=dense,
+            dense=_dense(body.query),
         )
     except DomainError:
         events.note(

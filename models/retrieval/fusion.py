@@ -42,7 +42,7 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # The calibrated mix: this x the absolute lexical match + (1 - this) x cosine relative to the best. Chosen
 # on the two development sets of conversations (`python -m bench.conversational --set life_log,team_chat
 # --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
-# Read when a statement is built: the benches sweep it, clearing statements.statement's cache.
+# Read when a statement is built: the benches sweep it, clearing query.statement's cache.
 MIX_LEXICAL = 0.6
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")

@@ -1,8 +1,8 @@
 """memory.query (docs/spec/003-memory-system.md §6): ranked retrieval over one agent's active memories, filtered in SQL.
 
 Every filter — the agent, the allowed categories, soft-deletion, the request's filters — is a
-WHERE clause of the one statement; nothing is filtered in Python afterwards. The statement
-(models/retrieval/statements.py) is built from its stages, each in a module of its own:
+WHERE clause of the one statement; nothing is filtered in Python afterwards. The statement is built
+from its stages, each in a module of its own:
 
 - the candidates: the memories the query's words match, a bounded pool of them
   (models/retrieval/matching.py), joined with an embedder by the nearest memories by vector and their
@@ -19,35 +19,198 @@ its best hit carries lead to (models/retrieval/bridging.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Mapping, Sequence
 from copy import copy
+from dataclasses import dataclass, fields
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    Text,
+    bindparam,
+    cast,
+    column,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    true,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+
 from models.db import db, utcnow
-from models.retrieval import bridging, identifiers, term_stats, timeline
-from models.retrieval.filters import filter_params, known_filters
-from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params
+from models.memories.memory import AgentMemory
+from models.retrieval import bridging, identifiers, ranking, term_stats, timeline
+from models.retrieval.filters import FILTERS, filter_params, known_filters
+from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
     Plan,
+    Route,
+    lexical_pool,
     match_text,
     plan,
     question_words,
+    recent_pool,
     scoring_text,
     search_terms,
 )
-from models.retrieval.statements import Hit, categories_param, span_statement, statement
 
 RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
+SPAN_ROWS = 200  # a span's memories read at most (models/retrieval/timeline.py)
 
-# The question's vector: (embedding model, vector), or a call that waits for one still being computed
-# (jobs.embeddings.question_vector_soon) and answers None when there is none after all; the ranking waits
-# only when it needs it, after the question's words are looked up. The call must answer the same each time.
-Dense = tuple[str, Any] | Callable[[], tuple[str, Any] | None] | None
+_T = AgentMemory.__table__
 
 
-def _vector(dense: Dense) -> tuple[str, Any] | None:
-    return dense() if callable(dense) else dense
+def _in_categories(dialect: str) -> ColumnElement[bool]:
+    """The category is one of the bound `categories` (`_categories_param`). PostgreSQL: = ANY of one array
+    parameter, not IN of an expanding one, which SQLAlchemy writes into the statement's text afresh on
+    every run (a pass over the whole statement: a tenth of the CPU of a memory.query request over
+    gunicorn on PostgreSQL, sampled with py-spy); PostgreSQL plans both alike (it reads IN (...) as
+    = ANY). SQLite: IN the values of one JSON array parameter (`json_each`), for the same reason."""
+    if dialect == "postgresql":
+        # Parsed into an array once a run (a subquery PostgreSQL computes first), not once a row read: a
+        # prepared statement's generic plan, and even a custom one, casts the text anew for every row.
+        listed = select(cast(bindparam("categories", type_=Text), ARRAY(Text))).scalar_subquery()
+        return _T.c.category == func.any(cast(listed, ARRAY(Text)))
+    values = select(column("value", Text)).select_from(func.json_each(bindparam("categories", type_=Text)))
+    return _T.c.category.in_(values)
+
+
+def _categories_param(dialect: str, names: list[str]) -> Any:
+    """The bound value of `_in_categories`: PostgreSQL, one text[] literal (term_stats.array_literal);
+    SQLite, one JSON array."""
+    return term_stats.array_literal(names) if dialect == "postgresql" else json.dumps(names)
+
+
+@dataclass
+class Hit:
+    id: int
+    category: str | None
+    memory_type: str
+    content: str
+    tags: list
+    importance: int | None
+    pinned: bool
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    actor_id: str | None
+    role: str | None
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime | None
+    token_estimate: int
+    relevance: float | None
+    # The absolute match `threshold` compares (ranking.coverage; null without query words).
+    match: float | None
+    score: float
+    # Whether the memory has any relation edge at all (of any agent): when no result has one, memory.query
+    # knows there are no related bullets to look up without asking.
+    linked: bool = True
+
+
+# The memory's own columns of a Hit, which the statement selects first and in this order (rows become Hits
+# by position: no mapping built per row).
+RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "match", "score", "linked"))
+
+
+def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[ColumnElement[bool]]:
+    """The memories a request may see: the agent's, active, in the allowed categories, past its filters."""
+    in_named = _in_categories(dialect)
+    return [
+        _T.c.agent_id == bindparam("agent_id"),
+        _T.c.deleted_at.is_(None),
+        or_(in_named, _T.c.category.is_(None)) if uncategorized else in_named,
+        *(FILTERS[name][0] for name in filters),
+    ]
+
+
+@lru_cache(maxsize=64)
+def span_statement(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> Select[Any]:
+    """The memories a request may see of one user (`span_user`, null for none) written between `span_from`
+    and `span_to`: where a span's memories are looked for (models/retrieval/timeline.py)."""
+    # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
+    # `linked` unknown, so true (the related-bullets lookup then asks).
+    unranked = (
+        null().label("relevance"),
+        null().label("match"),
+        literal(0.0).label("score"),
+        true().label("linked"),
+    )
+    return (
+        select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked)
+        .where(
+            *_where(dialect, filters, uncategorized),
+            _T.c.user_id.is_not_distinct_from(bindparam("span_user")),
+            _T.c.created_at >= bindparam("span_from"),
+            _T.c.created_at < bindparam("span_to"),
+        )
+        .order_by(_T.c.created_at, _T.c.id)
+        .limit(SPAN_ROWS)
+    )
+
+
+@lru_cache(maxsize=256)
+def statement(
+    dialect: str,
+    words: int,
+    filters: tuple[str, ...],
+    capped: tuple[str, ...],
+    threshold: bool,
+    uncategorized: bool = False,
+    dense: str | None = None,
+    fusion: str = FUSION,
+    others: bool = False,
+    slots: int = 0,
+    route: Route = "exact",
+    rare: bool = True,
+    relative: bool = False,
+) -> Select[Any]:
+    """The query for one shape of request. Every value is a bound parameter, so the statement (and its
+    compiled form) is built once per shape and reused across requests and threads. `words`: how many
+    search terms there are (0, 1, or 2 standing for more); `others`: whether the question has words
+    other than its search terms, which weigh in the score only (SQLite); `slots`: how many word slots
+    score (PostgreSQL); `route`, `rare`: how the matches are found (PostgreSQL: matching.plan);
+    `uncategorized`: whether memories without a category are wanted too (an agent's own core memories,
+    docs/reference/api.md, "Allowlists"); `dense`: None (lexical only), "hybrid" (the nearest memories by
+    vector join the candidates and relevance fuses both, by `fusion`) or "dense" (vector similarity alone).
+
+    Public, with its cache, for measurement: bench/retrieval_quality.py clears it (`cache_clear`) after
+    changing fusion.MIX_LEXICAL."""
+    where = _where(dialect, filters, uncategorized)
+    pool: Select[Any] | CompoundSelect[Any]
+    if dense:
+        pool = fused_pool(
+            dialect, where, words if dense == "hybrid" else 0, fusion, others, slots, route, rare
+        )
+    elif not words:
+        pool = recent_pool(dialect, where)
+    else:
+        pool = lexical_pool(dialect, where, words, others, slots, route, rare)
+    candidates = pool.subquery("candidates")
+
+    ranked = ranking.scored(candidates, "fused" if dense else "lexical" if words else "recent")
+    ranks = bool(words or dense)
+    top = ranking.leaders(ranked, threshold=threshold and ranks, relative=relative and ranks, capped=capped)
+    top, final_score, linked = ranking.with_relations_boost(dialect, top)
+    return (
+        select(
+            *(_T.c[name] for name in RESULT_COLUMNS),
+            top.c.relevance,
+            top.c.match,
+            final_score.label("score"),
+            linked.label("linked"),
+        )
+        .join_from(top, _T, _T.c.id == top.c.id)
+        .order_by(final_score.desc(), top.c.id.desc())
+        .limit(bindparam("top_k"))
+    )
 
 
 def search(
@@ -62,7 +225,7 @@ def search(
     with_match: bool = False,
     rag_caps: Mapping[str, int] | None = None,
     now: datetime | None = None,
-    dense: Dense = None,
+    dense: tuple[str, Any] | None = None,
     mode: str = "hybrid",
     fusion: str = FUSION,
     bridge: bool = True,
@@ -73,9 +236,9 @@ def search(
     `matching.lexical_pool`), scoring (relevance relative to the pool's best), per-category caps, then a
     re-rank of the leaders with the relations boost, joined to the rows they name.
 
-    `dense`: (embedding model, query vector) when a real embedder is configured, or a call that waits for
-    it (`Dense`). The agent's DENSE_K memories nearest to the vector (models/retrieval/vectors.py; of the
-    filtered user only, when `user_id` is a filter) then join the candidates — through the same WHERE clauses, so the vector path can return
+    `dense`: (embedding model, query vector) when a real embedder is configured. The agent's DENSE_K
+    memories nearest to the vector (models/retrieval/vectors.py; of the filtered user only, when `user_id` is a
+    filter) then join the candidates — through the same WHERE clauses, so the vector path can return
     nothing the lexical one could not — and relevance fuses both rankings (`fusion.fused_pool`). `mode`:
     "hybrid" (the default), "lexical" (ignore `dense`) or "dense" (vector similarity alone; for
     measurement). `bridge`: the second hops, never with a threshold: for a question about a span of days
@@ -106,8 +269,6 @@ def search(
                           rag_caps, now, dense, mode, fusion, ranked if span is not None else top_k)  # fmt: skip
     if not (hops and hits):
         return hits[:top_k]
-    if callable(dense) and _vector(dense) is None:
-        subject, dense = False, None  # no vector came after all: the lexical ranking's hops only
     if span is not None:
         events = _let_in(search(agent_id, text=span.event, **(lexical | {"top_k": 1}))) if span.event else []
         spanned = _spanned(agent_id, timeline.anchored(events, hits), span, categories, filters, top_k)
@@ -168,7 +329,7 @@ def _spanned(
     dialect = db.session.get_bind().dialect.name
     names = [c for c in categories if c is not None]
     stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
-    seen = {"agent_id": agent_id, "categories": categories_param(dialect, names), **filter_params(filters)}
+    seen = {"agent_id": agent_id, "categories": _categories_param(dialect, names), **filter_params(filters)}
     spans = []
     for anchor in anchors:
         start, end = timeline.reach(anchor, span)
@@ -191,7 +352,7 @@ def _first_ranking(
     with_match: bool,
     rag_caps: Mapping[str, int] | None,
     now: datetime | None,
-    dense: Dense,
+    dense: tuple[str, Any] | None,
     mode: str,
     fusion: str,
     leaders: int | None = None,
@@ -221,7 +382,7 @@ def _first_ranking(
     uncategorized = len(names) != len(categories)
     params |= {
         "agent_id": agent_id,
-        "categories": categories_param(dialect, names),
+        "categories": _categories_param(dialect, names),
         "now": now or utcnow(),
         "top_k": top_k,
         "leaders": (leaders or top_k) * RERANK_FACTOR,
@@ -243,21 +404,13 @@ def _first_ranking(
         params["threshold"] = threshold
     if relative_threshold is not None:
         params["relative_threshold"] = relative_threshold
-    # The question's weight, which the absolute match divides by (ranking.coverage; the hybrid fusion's
-    # lexical part is that match too). PostgreSQL has it from the word figures; FTS5 keeps its own, so SQLite
-    # counts the words' memories when the match is wanted or fused — counted before the vector is waited
-    # for, while it is still being computed.
-    fusing = dense is not None and mode == "hybrid"
-    weight = term_stats.sqlite_weight(scored) if "q_weight" not in params and scored and fusing else None
-    # The question's vector, last: everything above ran while it was computed (`Dense`).
-    vector = _vector(dense) if mode != "lexical" else None
     dense_mode = None
-    if vector is not None:
+    if dense is not None and mode != "lexical":
         from models.retrieval import vectors
 
         # Filters other than user_id (which the matrix applies itself) may drop some nearest memories.
         k = DENSE_K_FILTERED if set(filters) - {"user_id"} else DENSE_K
-        ids, scores = vectors.nearest(agent_id, vector[0], vector[1], k, user_id=filters.get("user_id"))
+        ids, scores = vectors.nearest(agent_id, dense[0], dense[1], k, user_id=filters.get("user_id"))
         if ids:
             dense_mode = mode
             params |= dense_params(dialect, ids, scores)
@@ -265,13 +418,14 @@ def _first_ranking(
             return []
     elif mode == "dense":
         return []
+    # The question's weight, which the absolute match divides by (ranking.coverage; the hybrid fusion's
+    # lexical part is that match too). PostgreSQL has it from the word figures; FTS5 keeps its own, so SQLite
+    # counts the words' memories when the match is wanted or fused.
     weighed = (
         "q_weight" in params or not scored or threshold is not None or with_match or dense_mode == "hybrid"
     )
     if "q_weight" not in params:
-        if weighed and scored and weight is None:
-            weight = term_stats.sqlite_weight(scored)
-        params["q_weight"] = weight if weighed and scored else 1.0
+        params["q_weight"] = term_stats.sqlite_weight(scored) if weighed and scored else 1.0
     stmt = statement(
         dialect,
         min(len(terms), 2),

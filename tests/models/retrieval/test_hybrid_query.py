@@ -10,7 +10,6 @@ common with a memory is still near it — what a real embedding model does, dete
 from __future__ import annotations
 
 import json
-import threading
 
 import numpy as np
 import pytest
@@ -264,38 +263,6 @@ def test_a_failing_embedding_endpoint_degrades_to_the_lexical_ranking(app, clien
     assert ask(client, agent, QUESTION) == [
         h.id for h in query.search(agent.id, text=QUESTION, categories=["profile"], mode="lexical")
     ]
-
-
-def test_the_questions_vector_is_computed_while_the_ranking_looks_its_words_up(
-    app, client, make_agent, embedder, monkeypatch
-):
-    """The embedding runs on a question thread from the request's start (jobs.embeddings.question_vector_soon):
-    here it cannot finish until the ranking has begun looking the words up, which it does only if it is
-    not waiting for the vector first — were the vector computed before the ranking, the embedding would
-    give up, and the answer would be the lexical one."""
-    from models.retrieval import term_stats
-
-    agent = make_agent(role="supervisor")
-    target, decoy, _ = paraphrase_set(agent)
-    backfill_all()
-    looking_up = threading.Event()
-    threads: list[str] = []
-    search_and_score, embed = term_stats.search_and_score, embeddings.OpenAIEmbeddings.embed
-
-    def words_looked_up(*args):
-        looking_up.set()
-        return search_and_score(*args)
-
-    def embedded_once_words_are_looked_up(self, texts, *, query=False):
-        threads.append(threading.current_thread().name)
-        if not looking_up.wait(timeout=30):
-            raise TimeoutError("the ranking waited for the vector before looking the words up")
-        return embed(self, texts, query=query)
-
-    monkeypatch.setattr(term_stats, "search_and_score", words_looked_up)
-    monkeypatch.setattr(embeddings.OpenAIEmbeddings, "embed", embedded_once_words_are_looked_up)
-    assert ask(client, agent, QUESTION)[0] == target.id  # the paraphrase's target: the vector was used
-    assert len(threads) == 1 and threads[0].startswith("question-vector")
 
 
 def test_the_matrix_picks_up_new_and_rewritten_vectors(app, make_agent, embedder, monkeypatch):
