@@ -380,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep-scale", action="store_true", help="lexical relevance's scale, dated, recall only"
     )
     parser.add_argument(
+        "--sweep-missing",
+        action="store_true",
+        help="the cosine a lexical candidate outside the nearest counts, dated, recall only",
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument(
@@ -392,12 +397,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Which sweep a flag asks for (bench/conversational_choices.py), if any.
     kinds = {"sweep": "fusion", "sweep_bridges": "bridges", "sweep_subjects": "subjects",
-             "sweep_recency": "recency", "sweep_scale": "scale", "ablate": "ablate"}  # fmt: skip
+             "sweep_recency": "recency", "sweep_scale": "scale", "sweep_missing": "missing",
+             "ablate": "ablate"}  # fmt: skip
     kind = next((kind for flag, kind in kinds.items() if getattr(args, flag)), None)
     sweeping = kind is not None
     if args.dated and sweeping:
         parser.error(
-            "--dated is a run's setting; the recency and scale sweeps are dated, the others ask as of AS_OF"
+            "--dated is a run's setting; the recency, scale and missing-cosine sweeps are dated, the others"
+            " ask as of AS_OF"
         )
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")

@@ -1,19 +1,21 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
-scale, how lexical relevance reads the BM25 score, and each choice undone in turn.
+scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
+counts, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
     .venv/bin/python -m bench.conversational --sweep-subjects [--json F]
     .venv/bin/python -m bench.conversational --sweep-recency [--json F]
     .venv/bin/python -m bench.conversational --sweep-scale [--json F]
+    .venv/bin/python -m bench.conversational --sweep-missing [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
-models/retrieval/ set for the measurement and put back after it. The recency and scale sweeps alone are
-dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+models/retrieval/ set for the measurement and put back after it. The recency, scale and missing-cosine
+sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -39,12 +41,27 @@ SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
 
 
+# The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
+# runs became dated.
+DATED = ("recency", "scale", "missing")
+
+
 def _scale(name: str) -> Callable[[], dict]:
     def setting() -> dict:
         from models.retrieval import ranking
 
         ranking.LEXICAL_SCALE = name
         return {"lexical relevance": name}
+
+    return setting
+
+
+def _missing(name: str) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import fusion
+
+        fusion.MISSING_COSINE = name
+        return {"missing cosine": name}
 
     return setting
 
@@ -147,6 +164,10 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         from models.retrieval import ranking
 
         return [(_scale(name), False) for name in ranking.LEXICAL_SCALES]
+    if kind == "missing":
+        from models.retrieval import fusion
+
+        return [(_missing(name), False) for name in fusion.MISSING_COSINES]
     return [(_undone(name), False) for name in ABLATIONS]
 
 
@@ -165,6 +186,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     "subjects": the leading hit's user's memories at each setting of SUBJECTS; "recency": recency's weight
     and scale at each setting of RECENCY, dated; "scale": lexical relevance read each way of
     ranking.LEXICAL_SCALES, dated, each also asked with no embedder (`lexical alone`, and its recall@5);
+    "missing": the cosine a lexical candidate outside the nearest counts, each of fusion.MISSING_COSINES, dated;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
@@ -172,7 +194,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
     try:
-        console = Console(workdir, dated=kind in ("recency", "scale"))
+        console = Console(workdir, dated=kind in DATED)
         asked = []
         for agent in agents:
             console.add(agent["key"], agent["memories"])

@@ -44,22 +44,36 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
 # Read when a statement is built: the benches sweep it, clearing query.statement's cache.
 MIX_LEXICAL = 0.6
+# A lexical candidate outside the DENSE_K nearest has no cosine in the statement: the mix counts it as 0
+# ("zero"), half the nearest's last ("half"), or the nearest's last, the most it can be ("floor"; bound as
+# d_floor by `dense_params`). "floor", chosen dated on the development sets (`python -m
+# bench.conversational --sweep-missing`: recall@10 0.8983 / 0.8985 / 0.9068; docs/benchmarks.md): with 0,
+# an agent's memory that holds the question's words but lies past its 100 nearest lost the whole cosine
+# share to memories nearer in meaning that hold none of them. Read when a question is asked: the benches
+# sweep it.
+MISSING_COSINE = "floor"
+MISSING_COSINES = ("zero", "half", "floor")
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
 
 _T = AgentMemory.__table__
 
 
-def dense_params(dialect: str, ids: list[int], scores: list[float]) -> dict[str, str]:
+def dense_params(dialect: str, ids: list[int], scores: list[float], asked: int) -> dict[str, Any]:
     """The nearest memories bound for `_dense_candidates`: d_ids and d_scores, in rank order, each one text
     parameter — an array literal on PostgreSQL, a JSON array on SQLite. As text, not lists: psycopg
-    adapts a list of 100 numbers element by element, about 0.35 ms a query more here."""
+    adapts a list of 100 numbers element by element, about 0.35 ms a query more here. And d_floor, the
+    cosine the mix counts for a lexical candidate not among them (MISSING_COSINE): of `asked` nearest,
+    fewer came when the agent has no more vectors — a memory not among them has none, so 0."""
+    last = scores[-1] if scores and len(ids) >= asked else 0.0
+    floor = {"zero": 0.0, "half": last / 2, "floor": last}[MISSING_COSINE]
     if dialect == "postgresql":
         return {
             "d_ids": "{" + ",".join(map(str, ids)) + "}",
             "d_scores": "{" + ",".join(map(repr, scores)) + "}",
+            "d_floor": max(floor, 0.0),
         }
-    return {"d_ids": json.dumps(ids), "d_scores": json.dumps(scores)}
+    return {"d_ids": json.dumps(ids), "d_scores": json.dumps(scores), "d_floor": max(floor, 0.0)}
 
 
 def _dense_candidates(dialect: str) -> Subquery:
@@ -166,10 +180,9 @@ def fused_pool(
         # The lexical match absolute, the cosine relative to the best: a paraphrase, whose words match a
         # little of many memories, is ranked by its meaning; a question in the memory's words by both.
         lexical_part = coverage(merged.c.lexical)
-        # A cosine below zero counts as none.
-        semantic = case(
-            (and_(bests.c.cosine > 0, merged.c.cosine > 0), merged.c.cosine / bests.c.cosine), else_=0.0
-        )
+        # A cosine below zero counts as none; a lexical candidate's outside the nearest, as d_floor.
+        cosine = case((merged.c.cosine > 0, merged.c.cosine), else_=bindparam("d_floor", type_=Float))
+        semantic = case((and_(bests.c.cosine > 0, cosine > 0), cosine / bests.c.cosine), else_=0.0)
         share = MIX_LEXICAL if words else 0.0
         raw = share * lexical_part + (1.0 - share) * semantic
         source = merged.join(bests, true())

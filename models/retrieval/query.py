@@ -413,7 +413,7 @@ def _first_ranking(
         ids, scores = vectors.nearest(agent_id, dense[0], dense[1], k, user_id=filters.get("user_id"))
         if ids:
             dense_mode = mode
-            params |= dense_params(dialect, ids, scores)
+            params |= dense_params(dialect, ids, scores, k)
         elif mode == "dense":
             return []
     elif mode == "dense":

@@ -77,3 +77,17 @@ def test_the_scale_sweep_reads_lexical_relevance_each_way_and_puts_the_chosen_on
         conversational_choices._reset()
         assert ranking.LEXICAL_SCALE == chosen == "linear"
     assert names == list(ranking.LEXICAL_SCALES)
+
+
+def test_the_missing_cosine_sweep_sets_each_way_and_puts_the_chosen_one_back():
+    from models.retrieval import fusion
+
+    chosen = fusion.MISSING_COSINE
+    names = []
+    for setting, first_too in conversational_choices.settings("missing"):
+        names.append(setting()["missing cosine"])
+        assert names[-1] == fusion.MISSING_COSINE and not first_too
+        conversational_choices._reset()
+        assert fusion.MISSING_COSINE == chosen == "floor"
+    assert names == list(fusion.MISSING_COSINES)
+    assert "missing" in conversational_choices.DATED

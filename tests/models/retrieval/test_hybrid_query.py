@@ -110,6 +110,39 @@ def test_the_mix_weighs_the_absolute_lexical_match_and_the_cosine_against_its_be
     assert hybrid == pytest.approx({i: r / best for i, r in raw.items()})
 
 
+@pytest.mark.parametrize("missing", fusion.MISSING_COSINES)
+def test_a_lexical_candidate_outside_the_nearest_counts_the_cosine_missing_cosine_gives_it(
+    app, make_agent, embedder, monkeypatch, missing
+):
+    """The mix's cosine for a memory the words found and the DENSE_K nearest did not (fusion.MISSING_COSINE):
+    none, half the nearest's last cosine, or that last cosine — never more than a memory among the nearest."""
+    monkeypatch.setattr(fusion, "MISSING_COSINE", missing)
+    monkeypatch.setattr(query, "DENSE_K", 2)
+    agent = make_agent(role="supervisor")
+    paraphrase_set(agent)
+    remember(agent, "Maya would like a window seat on every flight")
+    backfill_all()
+    dense = embeddings.query_vector(QUESTION)
+    ids, scores = vectors.nearest(agent.id, dense[0], dense[1], 2)
+    last = {"zero": 0.0, "half": scores[-1] / 2, "floor": scores[-1]}[missing]
+
+    def found(mode: str, field: str) -> dict[int, float]:
+        hits = query.search(agent.id, text=QUESTION, categories=["profile"], dense=dense, mode=mode, top_k=50,
+                            bridge=False, with_match=True)  # fmt: skip
+        return {h.id: getattr(h, field) for h in hits}
+
+    lexical, hybrid = found("lexical", "match"), found("hybrid", "relevance")
+    assert set(lexical) - set(ids), "a memory the words found and the vector did not"
+    cosine = dict(zip(ids, scores, strict=True))
+    raw = {
+        i: fusion.MIX_LEXICAL * lexical.get(i, 0.0)
+        + (1 - fusion.MIX_LEXICAL) * max(cosine.get(i, last), 0.0) / max(scores)
+        for i in set(lexical) | set(ids)
+    }
+    best = max(raw.values())
+    assert hybrid == pytest.approx({i: r / best for i, r in raw.items()})
+
+
 def test_reciprocal_rank_fusion_sums_one_over_k_plus_the_rank_in_each_ranking_a_memory_is_in(
     app, make_agent, embedder
 ):
