@@ -141,6 +141,11 @@ def test_a_lexical_candidate_outside_the_nearest_counts_the_cosine_missing_cosin
     }
     best = max(raw.values())
     assert hybrid == pytest.approx({i: r / best for i, r in raw.items()})
+    # The match `threshold` compares reads no counted cosine: beyond the nearest, the words' share alone.
+    matched = found("hybrid", "match")
+    assert {i: matched[i] for i in set(lexical) - set(ids)} == pytest.approx(
+        {i: lexical[i] for i in set(lexical) - set(ids)}
+    )
 
 
 def test_reciprocal_rank_fusion_sums_one_over_k_plus_the_rank_in_each_ranking_a_memory_is_in(
