@@ -64,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import locomo  # noqa: E402
 from bench.dating import dated_now, write_clock  # noqa: E402
-from bench.machine import cpu_model  # noqa: E402
+from bench.machine import cpu_model, int8_flags, packages  # noqa: E402
 from bench.peers import mem0_config, pct, rss_mb  # noqa: E402
 
 # Choices are made on the development sets; the others are only reported.
@@ -73,6 +73,17 @@ HELD_OUT = ("assistant_notes", "household", "vet_clinic", "tutoring_center", "tr
 SETS = DEVELOPMENT + HELD_OUT
 SYSTEMS = ("memory.query", "memory.query lexical", "mem0 + FAISS", "BM25")
 TIMED = ("memory.query", "memory.query lexical", "mem0 + FAISS")
+# The distributions a run's figures depend on, recorded with them.
+PACKAGES = (
+    "onnxruntime",
+    "onnx",
+    "torch",
+    "sentence-transformers",
+    "tokenizers",
+    "numpy",
+    "mem0ai",
+    "faiss-cpu",
+)
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")
 CATEGORY = "event"  # one retrieved (`context: rag`) category for every memory
 # memory.query's ranking weighs recency by `updated_at` against `now`, and every memory is written when the
@@ -292,6 +303,8 @@ def run(
             "questions": n,
             "generated": datetime.now(UTC).strftime("%Y-%m-%d"),
             "machine": f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "int8_flags": int8_flags(),
+            "packages": packages(*PACKAGES),
             "load_average": round(os.getloadavg()[0], 1),
             "dated": dated,
             "rows": rows,

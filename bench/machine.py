@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import platform
 import time
+from importlib import metadata
 from pathlib import Path
 
 ITERATIONS = 10_000_000
@@ -42,6 +43,37 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.machine()
+
+
+# What the processor offers int8 arithmetic: ONNX Runtime's int8 kernels use the dot-product
+# instructions where the CPU has them (AVX-512 VNNI, AVX-VNNI, AMX), AVX2's slower sequence elsewhere, so an
+# int8 question's time, and its ratio to a float32 model's, differs between processors.
+INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def int8_flags() -> list[str]:
+    """Which of INT8_FLAGS the processor reports (Linux's /proc/cpuinfo); none known elsewhere."""
+    try:
+        flags = next(
+            (line.split(":", 1)[1].split() for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
+             if line.startswith("flags")),
+            [],
+        )  # fmt: skip
+    except OSError:
+        return []
+    return [flag for flag in INT8_FLAGS if flag in flags]
+
+
+def packages(*names: str) -> dict[str, str]:
+    """The installed version of each distribution named, or "absent": a venv built another day can embed a
+    question differently (the int8 export is made by the installed onnx and ONNX Runtime)."""
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
 
 
 if __name__ == "__main__":

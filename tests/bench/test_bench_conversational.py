@@ -66,28 +66,39 @@ def test_the_recency_sweep_sets_weight_and_scale_and_puts_the_chosen_ones_back()
         assert chosen == (ranking.W_RELEVANCE, ranking.W_RECENCY, ranking.W_IMPORTANCE, ranking.RECENCY_DAYS)
 
 
-def test_the_scale_sweep_reads_lexical_relevance_each_way_and_puts_the_chosen_one_back():
-    from models.retrieval import ranking
+# The sweeps of one constant, asked dated: (module, constant, the row's key for it, the values swept, the
+# value chosen).
+ONE_CONSTANT_SWEEPS = {
+    "scale": ("ranking", "LEXICAL_SCALE", "lexical relevance", "LEXICAL_SCALES", "linear"),
+    "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
+    "share": ("fusion", "MIX_LEXICAL", "lexical_share", None, 0.6),
+}
 
-    chosen = ranking.LEXICAL_SCALE
-    names = []
-    for setting, first_too in conversational_choices.settings("scale"):
-        names.append(setting()["lexical relevance"])
-        assert names[-1] == ranking.LEXICAL_SCALE and not first_too
+
+@pytest.mark.parametrize("kind", ONE_CONSTANT_SWEEPS)
+def test_a_dated_sweep_of_one_constant_sets_each_value_and_puts_the_chosen_one_back(kind):
+    import importlib
+
+    name, constant, key, values, chosen = ONE_CONSTANT_SWEEPS[kind]
+    module = importlib.import_module(f"models.retrieval.{name}")
+    swept = list(getattr(module, values)) if values else list(conversational_choices.DATED_SHARES)
+    assert getattr(module, constant) == chosen and chosen in swept
+    seen = []
+    for setting, first_too in conversational_choices.settings(kind):
+        seen.append(setting()[key])
+        assert seen[-1] == getattr(module, constant) and not first_too
         conversational_choices._reset()
-        assert ranking.LEXICAL_SCALE == chosen == "linear"
-    assert names == list(ranking.LEXICAL_SCALES)
+        assert getattr(module, constant) == chosen
+    assert seen == swept
+    assert kind in conversational_choices.DATED
 
 
-def test_the_missing_cosine_sweep_sets_each_way_and_puts_the_chosen_one_back():
-    from models.retrieval import fusion
+def test_a_run_records_the_versions_its_figures_depend_on_and_the_processors_int8_instructions():
+    from importlib import metadata
 
-    chosen = fusion.MISSING_COSINE
-    names = []
-    for setting, first_too in conversational_choices.settings("missing"):
-        names.append(setting()["missing cosine"])
-        assert names[-1] == fusion.MISSING_COSINE and not first_too
-        conversational_choices._reset()
-        assert fusion.MISSING_COSINE == chosen == "floor"
-    assert names == list(fusion.MISSING_COSINES)
-    assert "missing" in conversational_choices.DATED
+    from bench import machine
+
+    versions = machine.packages("pytest", "no-such-distribution-here")
+    assert versions == {"pytest": metadata.version("pytest"), "no-such-distribution-here": "absent"}
+    assert set(machine.int8_flags()) <= set(machine.INT8_FLAGS)
+    assert {"onnxruntime", "onnx", "mem0ai"} <= set(conversational.PACKAGES)
