@@ -401,6 +401,11 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep-share", action="store_true", help="the fusion's lexical share, dated, recall only"
     )
     parser.add_argument(
+        "--sweep-nearest",
+        action="store_true",
+        help="how many memories nearest by vector join the candidates, dated, recall only",
+    )
+    parser.add_argument(
         "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
     )
     parser.add_argument(
@@ -414,13 +419,13 @@ def main(argv: list[str] | None = None) -> int:
     # Which sweep a flag asks for (bench/conversational_choices.py), if any.
     kinds = {"sweep": "fusion", "sweep_bridges": "bridges", "sweep_subjects": "subjects",
              "sweep_recency": "recency", "sweep_scale": "scale", "sweep_missing": "missing",
-             "sweep_share": "share", "ablate": "ablate"}  # fmt: skip
+             "sweep_share": "share", "sweep_nearest": "nearest", "ablate": "ablate"}  # fmt: skip
     kind = next((kind for flag, kind in kinds.items() if getattr(args, flag)), None)
     sweeping = kind is not None
     if args.dated and sweeping:
         parser.error(
-            "--dated is a run's setting; the recency, scale, missing-cosine and share sweeps are dated, the others"
-            " ask as of AS_OF"
+            "--dated is a run's setting; the recency, scale, missing-cosine, share and nearest sweeps are dated,"
+            " the others ask as of AS_OF"
         )
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")

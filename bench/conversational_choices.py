@@ -1,7 +1,7 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
-counts, the mix's lexical share asked dated, and each choice undone in turn.
+counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -10,13 +10,14 @@ counts, the mix's lexical share asked dated, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-scale [--json F]
     .venv/bin/python -m bench.conversational --sweep-missing [--json F]
     .venv/bin/python -m bench.conversational --sweep-share [--json F]
+    .venv/bin/python -m bench.conversational --sweep-nearest [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
-models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine
-and share sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
+share and nearest sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -36,6 +37,8 @@ from bench.conversational import CATEGORY, Console, load, score
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The mix's lexical share again, dated, around the one chosen undated (fusion.MIX_LEXICAL).
 DATED_SHARES = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7)
+# How many memories nearest by vector join the candidates (fusion.DENSE_K), asked dated.
+NEAREST = (25, 50, 75, 100, 150)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
 # (keep, hop): hop 0 lets none in, as without them.
 SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
@@ -46,7 +49,7 @@ RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share")
+DATED = ("recency", "scale", "missing", "share", "nearest")
 
 
 def _scale(name: str) -> Callable[[], dict]:
@@ -65,6 +68,16 @@ def _missing(name: str) -> Callable[[], dict]:
 
         fusion.MISSING_COSINE = name
         return {"missing cosine": name}
+
+    return setting
+
+
+def _nearest(k: int) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import fusion, query
+
+        fusion.DENSE_K = query.DENSE_K = k  # query reads its own import of it
+        return {"nearest": k}
 
     return setting
 
@@ -159,6 +172,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
     if kind == "share":
         return [(_fusion("mix", share), False) for share in DATED_SHARES]
+    if kind == "nearest":
+        return [(_nearest(k), False) for k in NEAREST]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
     if kind == "subjects":
@@ -192,7 +207,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     and scale at each setting of RECENCY, dated; "scale": lexical relevance read each way of
     ranking.LEXICAL_SCALES, dated, each also asked with no embedder (`lexical alone`, and its recall@5);
     "missing": the cosine a lexical candidate outside the nearest counts, each of fusion.MISSING_COSINES, dated;
-    "share": the mix's lexical share at each of DATED_SHARES, dated;
+    "share": the mix's lexical share at each of DATED_SHARES, dated; "nearest": how many memories nearest by
+    vector join the candidates, each of NEAREST, dated;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 

@@ -71,7 +71,8 @@ def test_the_recency_sweep_sets_weight_and_scale_and_puts_the_chosen_ones_back()
 ONE_CONSTANT_SWEEPS = {
     "scale": ("ranking", "LEXICAL_SCALE", "lexical relevance", "LEXICAL_SCALES", "linear"),
     "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
-    "share": ("fusion", "MIX_LEXICAL", "lexical_share", None, 0.6),
+    "share": ("fusion", "MIX_LEXICAL", "lexical_share", "DATED_SHARES", 0.6),
+    "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 100),
 }
 
 
@@ -79,14 +80,18 @@ ONE_CONSTANT_SWEEPS = {
 def test_a_dated_sweep_of_one_constant_sets_each_value_and_puts_the_chosen_one_back(kind):
     import importlib
 
+    from models.retrieval import query
+
     name, constant, key, values, chosen = ONE_CONSTANT_SWEEPS[kind]
     module = importlib.import_module(f"models.retrieval.{name}")
-    swept = list(getattr(module, values)) if values else list(conversational_choices.DATED_SHARES)
+    swept = list(getattr(module, values, None) or getattr(conversational_choices, values))
     assert getattr(module, constant) == chosen and chosen in swept
     seen = []
     for setting, first_too in conversational_choices.settings(kind):
         seen.append(setting()[key])
         assert seen[-1] == getattr(module, constant) and not first_too
+        if kind == "nearest":
+            assert seen[-1] == query.DENSE_K  # what memory.query asks for
         conversational_choices._reset()
         assert getattr(module, constant) == chosen
     assert seen == swept
