@@ -35,8 +35,12 @@ from models.retrieval.matching import Route, lexical_pool
 from models.retrieval.ranking import WORD_SLOTS, candidate_columns, coverage
 
 # How many nearest memories join the candidates, more when filters other than user_id will drop some of
-# them; how lexical and dense relevance are fused.
-DENSE_K = 100
+# them; how lexical and dense relevance are fused. DENSE_K chosen dated on the development sets (`python
+# -m bench.conversational --sweep-nearest`: recall@10 averaged over the four 0.9097 / 0.9093 / 0.9080 /
+# 0.9068 / 0.9066 at 25 / 50 / 75 / 100 / 150, recall@5 0.8510 against 0.8482 at 100; docs/benchmarks.md):
+# with MISSING_COSINE's floor, a lexical candidate beyond the nearest counts the last one's cosine, which
+# fewer nearest raise. DENSE_K_FILTERED was not swept.
+DENSE_K = 25
 DENSE_K_FILTERED = 400
 RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the constant of Cormack et al.)
 # The calibrated mix: this x the absolute lexical match + (1 - this) x cosine relative to the best. Chosen
