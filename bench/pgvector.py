@@ -15,7 +15,7 @@ the Alembic revisions (migration 0020 sets pgvector up):
 Memories are seeded straight into the tables (bench.nl_latency's seeder), their vectors inserted into
 memory_embeddings (the trigger fills the pgvector column: its cost is reported), then the model's HNSW
 index is built as the embedding job builds it (`pgvector.ensure_index`, CONCURRENTLY). For each question,
-100 neighbours (memory.query's DENSE_K): the index search `pgvector.search` (its `hnsw.ef_search`
+100 neighbours (memory.query's DENSE_K when measured; it asks for 25 since, fewer to find): the index search `pgvector.search` (its `hnsw.ef_search`
 statement included), asked every time, and the matrix's `AgentMatrix.nearest` (the matrix loaded first),
 each against exact search over the agent's vectors — recall@10 and @100, p50 / p95 ms — and how often the
 index found all 100 of the agent's (else memory.query searches the matrix). Also whether the default
@@ -185,12 +185,12 @@ def section(result: dict) -> str:
         "## Dense step by pgvector's HNSW index (`python -m bench.pgvector`)",
         "",
         f"Where PostgreSQL has pgvector (migration 0020; models/retrieval/pgvector.py), memory.query takes an "
-        f"agent's 100 nearest memories from one HNSW index per model instead of the web process's matrix "
+        f"agent's nearest memories from one HNSW index per model instead of the web process's matrix "
         "(VECTOR_SEARCH: by default only for agents too big for a matrix). "
         f"{result['questions']} questions over {result['vectors']:,} real all-MiniLM-L6-v2 vectors "
         f"(bench.vector_recall's), on {result['server']} (the pgserver wheel: this project's PostgreSQL has no "
         f"pgvector), pgvector's default build parameters; `hnsw.ef_search` "
-        f"{result['ef_search']} (memory.query's setting for 100 neighbours). Recall against exact search over the "
+        f"{result['ef_search']} (memory.query's setting for 100 neighbours, the DENSE_K of the time). Recall against exact search over the "
         "agent's vectors; pgvector's figures over the questions it answered (the others fall back to the "
         f"matrix). Taken at a load average of {result['load_average']}.",
         "",

@@ -12,7 +12,7 @@ second run does not embed again) and, at several sizes (the first n sentences), 
 exact search:
 
 - recall@10 and recall@100: the share of the exact 10 (100) nearest also among those returned;
-- p50 / p95 milliseconds of `nearest` (100 neighbours, memory.query's DENSE_K) and of the exact scan,
+- p50 / p95 milliseconds of `nearest` (100 neighbours, memory.query's DENSE_K when measured; 25 since) and of the exact scan,
   both on one BLAS thread, as in a process that answers dense queries (`vectors._one_blas_thread`).
 
 The sentences are built from the model's own vocabulary (its whole English words, weighted by Zipf's law
@@ -46,7 +46,7 @@ from models.retrieval import vectors  # noqa: E402
 SUBJECTS = ["The user", "The user's team", "Her manager", "His partner", "The client"]
 VERBS = ["prefers", "mentioned", "plans", "decided on", "asked about", "wants", "finished", "scheduled",
          "worries about", "likes"]  # fmt: skip
-K = 100  # memory.query's DENSE_K
+K = 100  # memory.query's DENSE_K when measured (25 since: fewer to find)
 
 
 def texts(model, memories: int, questions: int, seed: int = 1) -> tuple[list[str], list[str]]:

@@ -52,7 +52,7 @@ MIX_LEXICAL = 0.6
 # ("zero"), half the nearest's last ("half"), or the nearest's last, the most it can be ("floor"; bound as
 # d_floor by `dense_params`). "floor", chosen dated on the development sets (`python -m
 # bench.conversational --sweep-missing`: recall@10 0.8983 / 0.8985 / 0.9068; docs/benchmarks.md): with 0,
-# an agent's memory that holds the question's words but lies past its 100 nearest lost the whole cosine
+# an agent's memory that holds the question's words but lies past its nearest lost the whole cosine
 # share to memories nearer in meaning that hold none of them. Read when a question is asked: the benches
 # sweep it.
 MISSING_COSINE = "floor"

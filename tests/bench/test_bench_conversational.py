@@ -72,7 +72,7 @@ ONE_CONSTANT_SWEEPS = {
     "scale": ("ranking", "LEXICAL_SCALE", "lexical relevance", "LEXICAL_SCALES", "linear"),
     "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
     "share": ("fusion", "MIX_LEXICAL", "lexical_share", "DATED_SHARES", 0.6),
-    "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 100),
+    "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 25),
 }
 
 
