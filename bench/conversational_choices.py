@@ -1,7 +1,8 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
-counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, and each choice undone in turn.
+counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, and each
+choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
