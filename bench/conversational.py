@@ -84,6 +84,18 @@ PACKAGES = (
     "mem0ai",
     "faiss-cpu",
 )
+# Each sweep's flag: (its kind in bench/conversational_choices.py, what it measures).
+SWEEP_FLAGS = {
+    "--sweep": ("fusion", "memory.query's fusion settings"),
+    "--sweep-bridges": ("bridges", "the second hop's settings"),
+    "--sweep-subjects": ("subjects", "the leading hit's user's memories' settings"),
+    "--sweep-recency": ("recency", "recency's weight and scale, dated"),
+    "--sweep-scale": ("scale", "lexical relevance's scale, dated"),
+    "--sweep-missing": ("missing", "the cosine a lexical candidate outside the nearest counts, dated"),
+    "--sweep-share": ("share", "the fusion's lexical share, dated"),
+    "--sweep-nearest": ("nearest", "how many memories nearest by vector join the candidates, dated"),
+    "--ablate": ("ablate", "each retrieval choice undone in turn"),
+}
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")
 CATEGORY = "event"  # one retrieved (`context: rag`) category for every memory
 # memory.query's ranking weighs recency by `updated_at` against `now`, and every memory is written when the
@@ -379,35 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--question-threads", type=int, help="ONNX Runtime's threads for memory.query's question"
     )
-    parser.add_argument("--sweep", action="store_true", help="memory.query's fusion settings, recall only")
-    parser.add_argument("--sweep-bridges", action="store_true", help="the second hop's settings, recall only")
-    parser.add_argument(
-        "--sweep-subjects",
-        action="store_true",
-        help="the leading hit's user's memories' settings, recall only",
-    )
-    parser.add_argument(
-        "--sweep-recency", action="store_true", help="recency's weight and scale, dated, recall only"
-    )
-    parser.add_argument(
-        "--sweep-scale", action="store_true", help="lexical relevance's scale, dated, recall only"
-    )
-    parser.add_argument(
-        "--sweep-missing",
-        action="store_true",
-        help="the cosine a lexical candidate outside the nearest counts, dated, recall only",
-    )
-    parser.add_argument(
-        "--sweep-share", action="store_true", help="the fusion's lexical share, dated, recall only"
-    )
-    parser.add_argument(
-        "--sweep-nearest",
-        action="store_true",
-        help="how many memories nearest by vector join the candidates, dated, recall only",
-    )
-    parser.add_argument(
-        "--ablate", action="store_true", help="each retrieval choice undone in turn, recall only"
-    )
+    for flag, (kind, what) in SWEEP_FLAGS.items():
+        parser.add_argument(flag, dest="kind", action="store_const", const=kind, help=f"{what}, recall only")
     parser.add_argument(
         "--dated",
         action="store_true",
@@ -416,16 +401,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json")
     parser.add_argument("--section")
     args = parser.parse_args(argv)
-    # Which sweep a flag asks for (bench/conversational_choices.py), if any.
-    kinds = {"sweep": "fusion", "sweep_bridges": "bridges", "sweep_subjects": "subjects",
-             "sweep_recency": "recency", "sweep_scale": "scale", "sweep_missing": "missing",
-             "sweep_share": "share", "sweep_nearest": "nearest", "ablate": "ablate"}  # fmt: skip
-    kind = next((kind for flag, kind in kinds.items() if getattr(args, flag)), None)
+    kind = args.kind  # the sweep a flag asks for (bench/conversational_choices.py), if any
     sweeping = kind is not None
     if args.dated and sweeping:
+        from bench.conversational_choices import DATED
+
         parser.error(
-            "--dated is a run's setting; the recency, scale, missing-cosine, share and nearest sweeps are dated,"
-            " the others ask as of AS_OF"
+            f"--dated is a run's setting; the {', '.join(DATED)} sweeps are dated, the others ask as of AS_OF"
         )
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")

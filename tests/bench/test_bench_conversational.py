@@ -107,3 +107,12 @@ def test_a_run_records_the_versions_its_figures_depend_on_and_the_processors_int
     assert versions == {"pytest": metadata.version("pytest"), "no-such-distribution-here": "absent"}
     assert set(machine.int8_flags()) <= set(machine.INT8_FLAGS)
     assert {"onnxruntime", "onnx", "mem0ai"} <= set(conversational.PACKAGES)
+
+
+def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setting(capsys):
+    kinds = {kind for kind, _what in conversational.SWEEP_FLAGS.values()}
+    assert set(conversational_choices.DATED) <= kinds
+    assert {"fusion", "bridges", "subjects", "ablate"} <= kinds
+    with pytest.raises(SystemExit) as refused:
+        conversational.main(["--sweep-nearest", "--dated"])
+    assert refused.value.code == 2 and "nearest sweeps are dated" in capsys.readouterr().err
