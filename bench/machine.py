@@ -33,16 +33,21 @@ def loop_seconds(runs: int = 3) -> float:
     return round(best, 3)
 
 
-def cpu_model() -> str:
-    """The processor's model name as Linux reports it ("AMD EPYC"), else the architecture: machines of
-    the same cores and Python ran the two systems of bench/conversational.py at different ratios."""
+def _cpuinfo(field: str) -> str | None:
+    """The first value of `field` in Linux's /proc/cpuinfo, or None (another system, or no such field)."""
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
+            if line.startswith(field):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.machine()
+    return None
+
+
+def cpu_model() -> str:
+    """The processor's model name as Linux reports it ("AMD EPYC"), else the architecture: machines of
+    the same cores and Python ran the two systems of bench/conversational.py at different ratios."""
+    return _cpuinfo("model name") or platform.machine()
 
 
 # What the processor offers int8 arithmetic: ONNX Runtime's int8 kernels use the dot-product
@@ -53,14 +58,7 @@ INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
 
 def int8_flags() -> list[str]:
     """Which of INT8_FLAGS the processor reports (Linux's /proc/cpuinfo); none known elsewhere."""
-    try:
-        flags = next(
-            (line.split(":", 1)[1].split() for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-             if line.startswith("flags")),
-            [],
-        )  # fmt: skip
-    except OSError:
-        return []
+    flags = (_cpuinfo("flags") or "").split()
     return [flag for flag in INT8_FLAGS if flag in flags]
 
 
