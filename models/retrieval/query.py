@@ -19,7 +19,6 @@ its best hit carries lead to (models/retrieval/bridging.py).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, fields
@@ -31,23 +30,18 @@ from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
     Select,
-    Text,
     bindparam,
-    cast,
-    column,
-    func,
     literal,
     null,
     or_,
     select,
     true,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
 
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
 from models.retrieval import bridging, identifiers, ranking, term_stats, timeline
-from models.retrieval.filters import FILTERS, filter_params, known_filters
+from models.retrieval.filters import FILTERS, categories_param, filter_params, in_categories, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
     Plan,
@@ -65,27 +59,6 @@ RERANK_FACTOR = 4  # leaders re-ranked with the relations boost: top_k x this
 SPAN_ROWS = 200  # a span's memories read at most (models/retrieval/timeline.py)
 
 _T = AgentMemory.__table__
-
-
-def _in_categories(dialect: str) -> ColumnElement[bool]:
-    """The category is one of the bound `categories` (`_categories_param`). PostgreSQL: = ANY of one array
-    parameter, not IN of an expanding one, which SQLAlchemy writes into the statement's text afresh on
-    every run (a pass over the whole statement: a tenth of the CPU of a memory.query request over
-    gunicorn on PostgreSQL, sampled with py-spy); PostgreSQL plans both alike (it reads IN (...) as
-    = ANY). SQLite: IN the values of one JSON array parameter (`json_each`), for the same reason."""
-    if dialect == "postgresql":
-        # Parsed into an array once a run (a subquery PostgreSQL computes first), not once a row read: a
-        # prepared statement's generic plan, and even a custom one, casts the text anew for every row.
-        listed = select(cast(bindparam("categories", type_=Text), ARRAY(Text))).scalar_subquery()
-        return _T.c.category == func.any(cast(listed, ARRAY(Text)))
-    values = select(column("value", Text)).select_from(func.json_each(bindparam("categories", type_=Text)))
-    return _T.c.category.in_(values)
-
-
-def _categories_param(dialect: str, names: list[str]) -> Any:
-    """The bound value of `_in_categories`: PostgreSQL, one text[] literal (term_stats.array_literal);
-    SQLite, one JSON array."""
-    return term_stats.array_literal(names) if dialect == "postgresql" else json.dumps(names)
 
 
 @dataclass
@@ -122,7 +95,7 @@ RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance"
 
 def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[ColumnElement[bool]]:
     """The memories a request may see: the agent's, active, in the allowed categories, past its filters."""
-    in_named = _in_categories(dialect)
+    in_named = in_categories(dialect)
     return [
         _T.c.agent_id == bindparam("agent_id"),
         _T.c.deleted_at.is_(None),
@@ -329,7 +302,7 @@ def _spanned(
     dialect = db.session.get_bind().dialect.name
     names = [c for c in categories if c is not None]
     stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
-    seen = {"agent_id": agent_id, "categories": _categories_param(dialect, names), **filter_params(filters)}
+    seen = {"agent_id": agent_id, "categories": categories_param(dialect, names), **filter_params(filters)}
     spans = []
     for anchor in anchors:
         start, end = timeline.reach(anchor, span)
@@ -382,7 +355,7 @@ def _first_ranking(
     uncategorized = len(names) != len(categories)
     params |= {
         "agent_id": agent_id,
-        "categories": _categories_param(dialect, names),
+        "categories": categories_param(dialect, names),
         "now": now or utcnow(),
         "top_k": top_k,
         "leaders": (leaders or top_k) * RERANK_FACTOR,
