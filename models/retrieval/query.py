@@ -36,6 +36,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
+    union_all,
 )
 
 from models.db import db, utcnow
@@ -105,28 +106,32 @@ def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[
 
 
 @lru_cache(maxsize=64)
-def span_statement(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> Select[Any]:
-    """The memories a request may see of one user (`span_user`, null for none) written between `span_from`
-    and `span_to`: where a span's memories are looked for (models/retrieval/timeline.py)."""
+def span_statement(
+    dialect: str, filters: tuple[str, ...], uncategorized: bool, anchors: int
+) -> Select[Any] | CompoundSelect[Any]:
+    """Where a span's memories are looked for (models/retrieval/timeline.py), for `anchors` anchors in one
+    statement (one each ran a statement more per anchor, and span questions were most of the slowest): of
+    each anchor i, the memories a request may see of one user (`span_user_i`, null for none) written between
+    `span_from_i` and `span_to_i`, at most SPAN_ROWS, the row's last column i."""
     # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
     # `linked` unknown, so true (the related-bullets lookup then asks).
-    unranked = (
-        null().label("relevance"),
-        null().label("match"),
-        literal(0.0).label("score"),
-        true().label("linked"),
-    )
-    return (
-        select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked)
+    unranked = (null().label("relevance"), null().label("match"), literal(0.0).label("score"))
+    unranked += (true().label("linked"),)
+    parts = [
+        select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked, literal(i).label("part"))
         .where(
             *_where(dialect, filters, uncategorized),
-            _T.c.user_id.is_not_distinct_from(bindparam("span_user")),
-            _T.c.created_at >= bindparam("span_from"),
-            _T.c.created_at < bindparam("span_to"),
+            _T.c.user_id.is_not_distinct_from(bindparam(f"span_user_{i}")),
+            _T.c.created_at >= bindparam(f"span_from_{i}"),
+            _T.c.created_at < bindparam(f"span_to_{i}"),
         )
         .order_by(_T.c.created_at, _T.c.id)
         .limit(SPAN_ROWS)
-    )
+        for i in range(anchors)
+    ]
+    # Each part a subquery of its own, so its ORDER BY and LIMIT stay its own (SQLite allows neither on a
+    # compound's part).
+    return parts[0] if anchors == 1 else union_all(*(select(part.subquery()) for part in parts))
 
 
 @lru_cache(maxsize=256)
@@ -301,14 +306,15 @@ def _spanned(
     anchors, hits = anchored
     dialect = db.session.get_bind().dialect.name
     names = [c for c in categories if c is not None]
-    stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories))
-    seen = {"agent_id": agent_id, "categories": categories_param(dialect, names), **filter_params(filters)}
-    spans = []
-    for anchor in anchors:
+    stmt = span_statement(dialect, tuple(sorted(filters)), len(names) != len(categories), len(anchors))
+    params = {"agent_id": agent_id, "categories": categories_param(dialect, names), **filter_params(filters)}
+    for i, anchor in enumerate(anchors):
         start, end = timeline.reach(anchor, span)
-        params = seen | {"span_user": anchor.user_id, "span_from": start, "span_to": end}
-        rows = [Hit(*row) for row in db.session.execute(stmt, params)]
-        spans.append(timeline.in_window(anchor, span, rows))
+        params |= {f"span_user_{i}": anchor.user_id, f"span_from_{i}": start, f"span_to_{i}": end}
+    read: list[list[Hit]] = [[] for _ in anchors]
+    for *row, part in db.session.execute(stmt, params):
+        read[part].append(Hit(*row))
+    spans = [timeline.in_window(anchor, span, rows) for anchor, rows in zip(anchors, read, strict=True)]
     # The anchors' users' own memories of the span first, then those of the question's own ranking.
     inside = timeline.interleaved([*spans, timeline.ranked_in_window(anchors, span, hits[len(anchors) :])])
     return bridging.merged(hits, inside, top_k, keep=len(anchors), hop=len(inside))

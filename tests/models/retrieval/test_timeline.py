@@ -8,9 +8,12 @@ from datetime import date, datetime
 from types import SimpleNamespace
 
 import pytest
+import sqlalchemy as sa
 
 from models import db
+from models.memories.memory import AgentMemory
 from models.retrieval import query, timeline
+from tests.sql_statements import statements_sent
 
 QUESTION = "What did Hanna do in the week before the trip to Osaka?"
 ANCHOR = ("Hanna flew to Osaka on flight KL2035 yesterday for a friend's wedding.", "2023-09-04")
@@ -65,6 +68,57 @@ def test_the_span_lets_in_the_users_memory_of_that_week_right_after_the_events(d
     at = spanned.index(made["in_span"].id)
     assert at <= timeline.ANCHORS + 1
     assert made["other_user"].id not in spanned[:at] and made["out_of_span"].id not in spanned[:at]
+
+
+def test_a_spans_anchors_are_read_by_one_statement(diary, monkeypatch):
+    agent, _ = diary
+    counted = []
+    anchored = timeline.anchored
+    monkeypatch.setattr(timeline, "anchored", lambda *a: counted.append(anchored(*a)) or counted[-1])
+    with statements_sent(" AS part") as sent:
+        _ids(agent, top_k=10)
+    assert len(counted[0][0]) >= 2 and len(sent) == 1  # several anchors, one statement
+
+
+def test_each_anchors_part_of_the_statement_is_its_own_window_and_limit(diary, monkeypatch):
+    """The one statement's part i holds what anchor i's window alone reads: its user's memories of its
+    dates, earliest first, at most SPAN_ROWS of them, whatever the other parts read."""
+    agent, made = diary
+    monkeypatch.setattr(query, "SPAN_ROWS", 2)
+    query.span_statement.cache_clear()
+    windows = [
+        ("hanna", datetime(2023, 6, 1), datetime(2023, 9, 30)),  # 8 of hanna's: the first 2
+        ("emeka", datetime(2023, 9, 1), datetime(2023, 9, 5)),  # emeka's one
+        ("hanna", datetime(2023, 8, 1), datetime(2023, 9, 5)),  # overlaps the first
+        (None, datetime(2023, 1, 1), datetime(2024, 1, 1)),  # no user: none here
+    ]
+    dialect = db.session.get_bind().dialect.name
+    seen = {"agent_id": agent.id, "categories": query.categories_param(dialect, ["event"])}
+
+    def read(count: int, params: dict) -> list[list[int]]:
+        parts: list[list[int]] = [[] for _ in range(count)]
+        for row in db.session.execute(query.span_statement(dialect, (), False, count), seen | params):
+            parts[row.part].append(row.id)
+        return parts
+
+    try:
+        alone = [
+            read(1, {"span_user_0": user, "span_from_0": start, "span_to_0": end})[0]
+            for user, start, end in windows
+        ]
+        together = read(len(windows), {
+            f"span_{key}_{i}": value
+            for i, window in enumerate(windows)
+            for key, value in zip(("user", "from", "to"), window, strict=True)
+        })  # fmt: skip
+    finally:
+        query.span_statement.cache_clear()
+    assert together == alone
+    assert alone[0] == [m.id for m in sorted(
+        db.session.scalars(sa.select(AgentMemory).where(AgentMemory.agent_id == agent.id,
+                                                      AgentMemory.user_id == "hanna")),
+        key=lambda m: (m.created_at, m.id))][:2]  # fmt: skip
+    assert alone[1] == [made["other_user"].id] and alone[3] == []
 
 
 PAGER = "The payments pager, week of {}: {}."
