@@ -115,8 +115,12 @@ def span_statement(
     `span_from_i` and `span_to_i`, at most SPAN_ROWS, the row's last column i."""
     # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
     # `linked` unknown, so true (the related-bullets lookup then asks).
-    unranked = (null().label("relevance"), null().label("match"), literal(0.0).label("score"))
-    unranked += (true().label("linked"),)
+    unranked = (
+        null().label("relevance"),
+        null().label("match"),
+        literal(0.0).label("score"),
+        true().label("linked"),
+    )
     parts = [
         select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked, literal(i).label("part"))
         .where(
