@@ -56,11 +56,6 @@ MIX_LEXICAL = 0.6
 # share to memories nearer in meaning that hold none of them. Read when a question is asked: the benches
 # sweep it.
 MISSING_COSINE = "floor"
-# Below this best lexical match among the candidates (`ranking.coverage`), the mix's lexical share shrinks in
-# proportion to it (0.0: never): a question none of the memories holds much of the words of is asked in
-# other words than theirs, a paraphrase, and a common word or two it shares with a memory near in meaning
-# lifted that memory over the one it means. Read when a statement is built: the benches sweep it.
-LEXICAL_CONFIDENT = 0.0
 MISSING_COSINES = ("zero", "half", "floor")
 FUSIONS = ("rrf", "mix")
 FUSION = "mix"  # chosen on the labelled set (docs/benchmarks.md, "Retrieval quality")
@@ -185,19 +180,14 @@ def fused_pool(
             (merged.c.dense_rank.is_not(None), 1.0 / (RRF_K + merged.c.dense_rank)), else_=0.0
         )
     else:
+        bests = select(func.max(merged.c.cosine).label("cosine")).subquery("bests")
         # The lexical match absolute, the cosine relative to the best: a paraphrase, whose words match a
         # little of many memories, is ranked by its meaning; a question in the memory's words by both.
         lexical_part = coverage(merged.c.lexical)
-        bests = select(
-            func.max(merged.c.cosine).label("cosine"), func.max(lexical_part).label("match")
-        ).subquery("bests")
         # A cosine below zero counts as none; a lexical candidate's outside the nearest, as d_floor.
         cosine = case((merged.c.cosine > 0, merged.c.cosine), else_=bindparam("d_floor", type_=Float))
         semantic = case((and_(bests.c.cosine > 0, cosine > 0), cosine / bests.c.cosine), else_=0.0)
-        share: Any = MIX_LEXICAL if words else 0.0
-        if words and LEXICAL_CONFIDENT > 0:
-            confident = bests.c.match >= LEXICAL_CONFIDENT
-            share = case((confident, MIX_LEXICAL), else_=MIX_LEXICAL / LEXICAL_CONFIDENT * bests.c.match)
+        share = MIX_LEXICAL if words else 0.0
         raw = share * lexical_part + (1.0 - share) * semantic
         source = merged.join(bests, true())
     fused = (
