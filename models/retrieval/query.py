@@ -110,9 +110,9 @@ def span_statement(
     dialect: str, filters: tuple[str, ...], uncategorized: bool, anchors: int
 ) -> Select[Any] | CompoundSelect[Any]:
     """Where a span's memories are looked for (models/retrieval/timeline.py), for `anchors` anchors in one
-    statement (one each ran a statement more per anchor, and span questions were most of the slowest): of
-    each anchor i, the memories a request may see of one user (`span_user_i`, null for none) written between
-    `span_from_i` and `span_to_i`, at most SPAN_ROWS, the row's last column i."""
+    statement (a statement per anchor made a span's question the one that ran the most): of each anchor i,
+    the memories a request may see of one user (`span_user_i`, null for none) written between `span_from_i`
+    and `span_to_i`, at most SPAN_ROWS, the row's last column i."""
     # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
     # `linked` unknown, so true (the related-bullets lookup then asks).
     unranked = (
