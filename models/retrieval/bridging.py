@@ -52,8 +52,11 @@ HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
 # The share of the question's words (ranking.coverage) a hybrid leader must hold for its names to be asked
 # for: one found by meaning alone — a paraphrase, worded unlike its answer — names those it is about, and
-# the hop's hits pushed the first ranking's own out. 0.0 asks for every leader's names.
-NAMES_MATCH = 0.0
+# the hop's hits pushed the first ranking's own out. Chosen dated on the four development sets (`python -m
+# bench.conversational --sweep-names`: recall@10 averaged 0.9097 / 0.9111 / 0.9120 / 0.9104 at 0 (every
+# leader's) / 0.1 / 0.2 / 0.3, recall@5 0.8510 to 0.8552 at 0.2; docs/benchmarks.md): paraphrases gain,
+# and past 0.2 multi-hop questions lose the hop they need.
+NAMES_MATCH = 0.2
 # How deep the first ranking is read for the leading hit's user's memories: no deeper than the leaders its
 # statement re-ranks (query.RERANK_FACTOR x top_k), so that its first top_k stay as they would be.
 SUBJECT_DEPTH = 30

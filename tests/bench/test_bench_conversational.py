@@ -73,7 +73,7 @@ ONE_CONSTANT_SWEEPS = {
     "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
     "share": ("fusion", "MIX_LEXICAL", "lexical_share", "DATED_SHARES", 0.6),
     "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 25),
-    "names": ("bridging", "NAMES_MATCH", "names' word match", "NAMES_MATCHES", 0.0),
+    "names": ("bridging", "NAMES_MATCH", "names' word match", "NAMES_MATCHES", 0.2),
 }
 
 
