@@ -94,7 +94,6 @@ SWEEP_FLAGS = {
     "--sweep-missing": ("missing", "the cosine a lexical candidate outside the nearest counts, dated"),
     "--sweep-share": ("share", "the fusion's lexical share, dated"),
     "--sweep-nearest": ("nearest", "how many memories nearest by vector join the candidates, dated"),
-    "--sweep-names": ("names", "the word match a hybrid leader's names are asked for at, dated"),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

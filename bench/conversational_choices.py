@@ -1,8 +1,8 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
-counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, the word
-match a leader's names are asked for at, and each choice undone in turn.
+counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, and each
+choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -12,14 +12,13 @@ match a leader's names are asked for at, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-missing [--json F]
     .venv/bin/python -m bench.conversational --sweep-share [--json F]
     .venv/bin/python -m bench.conversational --sweep-nearest [--json F]
-    .venv/bin/python -m bench.conversational --sweep-names [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share, nearest and names sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share and nearest sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -41,9 +40,6 @@ SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 DATED_SHARES = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7)
 # How many memories nearest by vector join the candidates (fusion.DENSE_K), asked dated.
 NEAREST = (25, 50, 75, 100, 150)
-# The share of the question's words a hybrid leader holds for its names to be asked for
-# (bridging.NAMES_MATCH), asked dated: 0.0 asks for every leader's.
-NAMES_MATCHES = (0.0, 0.1, 0.2, 0.3)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
 # (keep, hop): hop 0 lets none in, as without them.
 SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
@@ -54,7 +50,7 @@ RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest", "names")
+DATED = ("recency", "scale", "missing", "share", "nearest")
 
 
 def _scale(name: str) -> Callable[[], dict]:
@@ -83,16 +79,6 @@ def _nearest(k: int) -> Callable[[], dict]:
 
         fusion.DENSE_K = query.DENSE_K = k  # query reads its own import of it
         return {"nearest": k}
-
-    return setting
-
-
-def _names(bound: float) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import bridging
-
-        bridging.NAMES_MATCH = bound
-        return {"names' word match": bound}
 
     return setting
 
@@ -189,8 +175,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("mix", share), False) for share in DATED_SHARES]
     if kind == "nearest":
         return [(_nearest(k), False) for k in NEAREST]
-    if kind == "names":
-        return [(_names(bound), False) for bound in NAMES_MATCHES]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
     if kind == "subjects":
@@ -225,8 +209,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     ranking.LEXICAL_SCALES, dated, each also asked with no embedder (`lexical alone`, and its recall@5);
     "missing": the cosine a lexical candidate outside the nearest counts, each of fusion.MISSING_COSINES, dated;
     "share": the mix's lexical share at each of DATED_SHARES, dated; "nearest": how many memories nearest by
-    vector join the candidates, each of NEAREST, dated; "names": the share of the question's words a
-    hybrid leader holds for its names to be asked for, each of NAMES_MATCHES, dated;
+    vector join the candidates, each of NEAREST, dated;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 

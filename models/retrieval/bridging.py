@@ -50,13 +50,6 @@ BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 KEEP = 3
 HOP = 3  # the second hop's hits let in
 MAX_NAMES = 4
-# The share of the question's words (ranking.coverage) a hybrid leader must hold for its names to be asked
-# for: one found by meaning alone — a paraphrase, worded unlike its answer — names those it is about, and
-# the hop's hits pushed the first ranking's own out. Chosen dated on the four development sets (`python -m
-# bench.conversational --sweep-names`: recall@10 averaged 0.9097 / 0.9111 / 0.9120 / 0.9104 at 0 (every
-# leader's) / 0.1 / 0.2 / 0.3, recall@5 0.8510 to 0.8552 at 0.2; docs/benchmarks.md): paraphrases gain,
-# and past 0.2 multi-hop questions lose the hop they need.
-NAMES_MATCH = 0.2
 # How deep the first ranking is read for the leading hit's user's memories: no deeper than the leaders its
 # statement re-ranks (query.RERANK_FACTOR x top_k), so that its first top_k stay as they would be.
 SUBJECT_DEPTH = 30
@@ -83,15 +76,12 @@ _NOT_NAMES = frozenset(
 
 def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
     """The names (`_NAME`, not calendar words or sentence openers, nor codes: `CODES`) that `leaders'`
-    content carries and the question does not, in order of appearance, at most MAX_NAMES; none of a leader
-    a hybrid ranking found by meaning alone (its `word_match` below NAMES_MATCH)."""
+    content carries and the question does not, in order of appearance, at most MAX_NAMES."""
     # Its words, and its hyphenated words whole ("audit-trail" asked is no new name).
     words = re.findall(r"[A-Za-z0-9]+", question) + re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", question)
     asked = {word.lower() for word in words}
     names: list[str] = []
     for hit in leaders:
-        if hit.word_match is not None and hit.word_match < NAMES_MATCH:
-            continue  # its names are those of what it is about, not of what the question asks
         for name in _NAME.findall(hit.content or ""):
             low = name.lower()
             if low in asked or low in _NOT_NAMES or name in names or CODES.fullmatch(name):

@@ -83,9 +83,6 @@ class Hit:
     relevance: float | None
     # The absolute match `threshold` compares (ranking.coverage; null without query words).
     match: float | None
-    # The question's words' share of a hybrid match alone (ranking.scored; null else): the names hop's gate
-    # (bridging.NAMES_MATCH). Not an answer's figure: the API shows `relevance` and `match`.
-    word_match: float | None
     score: float
     # Whether the memory has any relation edge at all (of any agent): when no result has one, memory.query
     # knows there are no related bullets to look up without asking.
@@ -94,9 +91,7 @@ class Hit:
 
 # The memory's own columns of a Hit, which the statement selects first and in this order (rows become Hits
 # by position: no mapping built per row).
-RESULT_COLUMNS = tuple(
-    f.name for f in fields(Hit) if f.name not in ("relevance", "match", "word_match", "score", "linked")
-)
+RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "match", "score", "linked"))
 
 
 def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[ColumnElement[bool]]:
@@ -123,7 +118,6 @@ def span_statement(
     unranked = (
         null().label("relevance"),
         null().label("match"),
-        null().label("word_match"),
         literal(0.0).label("score"),
         true().label("linked"),
     )
@@ -192,7 +186,6 @@ def statement(
             *(_T.c[name] for name in RESULT_COLUMNS),
             top.c.relevance,
             top.c.match,
-            top.c.word_match,
             final_score.label("score"),
             linked.label("linked"),
         )
@@ -292,7 +285,7 @@ def _let_in(hits: list[Hit]) -> list[Hit]:
     none either). A memory the first ranking holds too keeps its own (`_own_figures`)."""
     fresh = [copy(hit) for hit in hits]  # shallow copies: dataclasses.replace rebuilds each through __init__
     for hit in fresh:
-        hit.relevance = hit.match = hit.word_match = None
+        hit.relevance = hit.match = None
     return fresh
 
 

@@ -248,21 +248,18 @@ def coverage(lexical: ColumnElement[Any]) -> ColumnElement[Any]:
 
 
 def scored(pool: Subquery, kind: Scored) -> Subquery:
-    """Each candidate's relevance, match and score ("scored": id, category, relevance, match, word_match,
-    score). `kind`: "fused" (relevance fused in the pool, relative to its best; match the larger of the
-    word `coverage` and the cosine similarity, word_match the former alone), "lexical" (the BM25 score
-    divided by the pool's best; match its `coverage`) or "recent" (no words: recency and importance alone,
-    relevance and match NULL). word_match is NULL but fused: a lexical match is all words already.
+    """Each candidate's relevance, match and score ("scored": id, category, relevance, match, score).
+    `kind`: "fused" (relevance fused in the pool, relative to its best; match the larger of the word
+    `coverage` and the cosine similarity), "lexical" (the BM25 score divided by the pool's best; match its
+    `coverage`) or "recent" (no words: recency and importance alone, relevance and match NULL).
 
     `relevance` ranks (relative: the best candidate has 1.0, whatever it matched); `match` is what the
-    absolute `threshold` compares, so a question nothing answers well returns nothing; `word_match` tells
-    a hybrid leader found by meaning alone from one holding the question's words (bridging.NAMES_MATCH)."""
+    absolute `threshold` compares, so a question nothing answers well returns nothing."""
     relevance: ColumnElement[Any]
     match: ColumnElement[Any]
-    word_match: ColumnElement[Any] = cast(literal_column("NULL"), Float)
     if kind == "fused":
         relevance = pool.c.relevance
-        words = word_match = coverage(pool.c.lexical)
+        words = coverage(pool.c.lexical)
         match = case((words > pool.c.cosine, words), else_=pool.c.cosine)
         score = W_RELEVANCE * relevance + W_RECENCY * pool.c.recency + W_IMPORTANCE * pool.c.imp
     elif kind == "lexical":
@@ -278,12 +275,7 @@ def scored(pool: Subquery, kind: Scored) -> Subquery:
         score = 0.6 * pool.c.recency + 0.4 * pool.c.imp
     score = score * pool.c.weight
     return select(
-        pool.c.id,
-        pool.c.category,
-        relevance.label("relevance"),
-        match.label("match"),
-        word_match.label("word_match"),
-        score.label("score"),
+        pool.c.id, pool.c.category, relevance.label("relevance"), match.label("match"), score.label("score")
     ).subquery("scored")
 
 
@@ -303,7 +295,7 @@ def leaders(ranked: Subquery, *, threshold: bool, relative: bool, capped: tuple[
         ranked = select(ranked, in_category.label("rank_in_category"), cap.label("cap")).subquery("capped")
         conditions.append(or_(ranked.c.cap.is_(None), ranked.c.rank_in_category <= ranked.c.cap))
     return (
-        select(ranked.c.id, ranked.c.relevance, ranked.c.match, ranked.c.word_match, ranked.c.score)
+        select(ranked.c.id, ranked.c.relevance, ranked.c.match, ranked.c.score)
         .where(*conditions)
         .order_by(ranked.c.score.desc(), ranked.c.id.desc())
         .limit(bindparam("leaders"))

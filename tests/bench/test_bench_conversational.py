@@ -73,7 +73,6 @@ ONE_CONSTANT_SWEEPS = {
     "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
     "share": ("fusion", "MIX_LEXICAL", "lexical_share", "DATED_SHARES", 0.6),
     "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 25),
-    "names": ("bridging", "NAMES_MATCH", "names' word match", "NAMES_MATCHES", 0.2),
 }
 
 
@@ -116,4 +115,4 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     assert {"fusion", "bridges", "subjects", "ablate"} <= kinds
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--sweep-nearest", "--dated"])
-    assert refused.value.code == 2 and "nearest, names sweeps are dated" in capsys.readouterr().err
+    assert refused.value.code == 2 and "nearest sweeps are dated" in capsys.readouterr().err

@@ -13,12 +13,6 @@ from models.retrieval import bridging, query
 from tests.api_support import bearer
 from tests.models.retrieval.retrieval_support import backfill_all, remember
 
-
-def _leader(content: str, word_match: float | None = None) -> SimpleNamespace:
-    """A leading hit as bridge_names reads it (word_match None: of a lexical ranking)."""
-    return SimpleNamespace(content=content, word_match=word_match)
-
-
 FILLER = [
     "Zofia mentioned her cousin, Quinn, who lives in Kyoto.",
     "Zofia mentioned her niece, Juniper, who lives in Marseille.",
@@ -76,41 +70,11 @@ def test_a_memory_the_hop_let_in_carries_no_relevance_or_match_for_it_was_not_ra
     assert hits[link.id].relevance == 1.0 and 0 < hits[link.id].match <= 1
 
 
-@pytest.fixture
-def embedded_family(app, make_agent, embedder):
-    """The family, embedded: its questions ranked hybrid."""
-    agent = make_agent(role="supervisor")
-    for text in FILLER:
-        remember(agent, text, category="event")
-    made = [remember(agent, text, category="event") for text in (LINK, ANSWER)]
-    db.session.commit()
-    backfill_all()
-    return agent, *made
-
-
-def test_a_hybrid_hit_carries_its_words_share_of_the_question_apart_from_its_cosine(embedded_family):
-    agent, _, answer = embedded_family
-    dense = embeddings.query_vector(QUESTION)
-    hybrid = query.search(agent.id, text=QUESTION, categories=["event"], top_k=20, dense=dense, bridge=False)
-    lexical = query.search(
-        agent.id, text=QUESTION, categories=["event"], top_k=20, mode="lexical", with_match=True, bridge=False
-    )
-    db.session.rollback()
-    words = {h.id: h.match for h in lexical}  # a lexical match is the words' share alone
-    for hit in hybrid:
-        assert hit.word_match == pytest.approx(words.get(hit.id, 0.0)) and hit.word_match <= hit.match
-    # The answer shares no word with the question ("study", "degree": one concept of the scripted embedder).
-    found = next(hit for hit in hybrid if hit.id == answer.id)
-    assert found.word_match == 0 < found.match
-    assert all(hit.word_match is None for hit in lexical)
-
-
 def test_the_agent_api_answers_with_the_second_hop_and_a_threshold_asks_the_question_alone(client, family):
     agent, _, answer = family
     ask = {"query": QUESTION, "top_k": 5}
     found = client.post("/api/v1/memory/query", json=ask, headers=bearer(agent)).get_json()["results"]
     assert answer.id in [r["id"] for r in found]
-    assert all("word_match" not in r for r in found)  # the gate's figure, not an answer's
     strict = client.post(
         "/api/v1/memory/query", json=ask | {"threshold": 0.01}, headers=bearer(agent)
     ).get_json()
@@ -119,8 +83,8 @@ def test_the_agent_api_answers_with_the_second_hop_and_a_threshold_asks_the_ques
 
 def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar_words_or_openers():
     leaders = [
-        _leader("On Monday, Zofia mentioned her grandmother, Tamsin, who lives in Lyon."),
-        _leader("Yesterday Tamsin met Quinn in March."),
+        SimpleNamespace(content="On Monday, Zofia mentioned her grandmother, Tamsin, who lives in Lyon."),
+        SimpleNamespace(content="Yesterday Tamsin met Quinn in March."),
     ]
     assert bridging.bridge_names("What did Zofia's grandmother study?", leaders) == [
         "Tamsin",
@@ -130,18 +94,10 @@ def test_names_are_the_leaders_capitalised_words_the_question_lacks_not_calendar
     assert bridging.bridge_names("Zofia Tamsin Lyon Quinn", leaders) == []
 
 
-def test_a_leader_found_by_meaning_alone_lends_no_names_and_one_of_a_lexical_ranking_always_does(
-    monkeypatch,
-):
-    monkeypatch.setattr(bridging, "NAMES_MATCH", 0.2)
-    question = "What did Zofia's grandmother study?"
-    assert bridging.bridge_names(question, [_leader(LINK, word_match=0.19)]) == []
-    assert bridging.bridge_names(question, [_leader(LINK, word_match=0.2)]) == ["Tamsin", "Lyon"]
-    assert bridging.bridge_names(question, [_leader(LINK)]) == ["Tamsin", "Lyon"]
-
-
 def test_a_hyphenated_name_and_a_short_code_are_names_too_and_one_the_question_holds_is_not_new():
-    leader = _leader("Exports timing out in room B12: Felix shipped the fix in report-builder.")
+    leader = SimpleNamespace(
+        content="Exports timing out in room B12: Felix shipped the fix in report-builder."
+    )
     assert bridging.bridge_names("Who manages the owner of the service behind it?", [leader]) == [
         "Exports",
         "B12",
@@ -153,10 +109,12 @@ def test_a_hyphenated_name_and_a_short_code_are_names_too_and_one_the_question_h
 
 def test_a_ticket_code_is_not_bridged_so_it_does_not_take_a_names_place():
     # The code names the leader itself; with it, the four names would stop before the service.
-    leader = _leader("Re ZD-4777, timestamps at Pinecrest Schools: Olga shipped the fix in report-builder.")
+    leader = SimpleNamespace(
+        content="Re ZD-4777, timestamps at Pinecrest Schools: Olga shipped the fix in report-builder."
+    )
     question = "Who owns the service that caused the timestamps problem?"
     assert bridging.bridge_names(question, [leader]) == ["Pinecrest", "Schools", "Olga", "report-builder"]
-    assert "KL2035" not in bridging.bridge_names(question, [_leader("Flight KL2035, Ada.")])
+    assert "KL2035" not in bridging.bridge_names(question, [SimpleNamespace(content="Flight KL2035, Ada.")])
 
 
 # Services that own something (the question's words), and notes about nothing asked, so that those words
@@ -178,35 +136,6 @@ def test_the_hop_asks_for_the_names_alone_so_the_questions_words_do_not_crowd_th
     )
     db.session.rollback()
     assert hits[0].id == manager.id and service.id in [h.id for h in hits]
-
-
-def test_a_hybrid_leader_lends_its_names_only_when_it_holds_enough_of_the_questions_words(
-    app, make_agent, embedder, monkeypatch
-):
-    agent = make_agent(role="supervisor")
-    for text in TEAM:
-        remember(agent, text, category="event")
-    manager, service = (remember(agent, text, category="event") for text in (MANAGER, SERVICE))
-    db.session.commit()
-    backfill_all()
-    question = "Which service does Ingrid's manager own?"
-    dense = embeddings.query_vector(question)
-
-    def asked(**kwargs) -> list[int]:
-        hits = query.search(agent.id, text=question, categories=["event"], top_k=5, dense=dense, **kwargs)
-        db.session.rollback()
-        return [h.id for h in hits]
-
-    leader = query.search(agent.id, text=question, categories=["event"], top_k=5, dense=dense, bridge=False)[
-        0
-    ]
-    assert leader.id == manager.id and 0 < leader.word_match < 1
-    alone = asked(bridge=False)
-    assert service.id not in alone
-    monkeypatch.setattr(bridging, "NAMES_MATCH", leader.word_match)  # reaching the bound is enough
-    assert service.id in asked()
-    monkeypatch.setattr(bridging, "NAMES_MATCH", leader.word_match + 0.01)
-    assert asked() == alone
 
 
 def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory_once():
