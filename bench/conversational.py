@@ -22,7 +22,8 @@ spans, the best hit's user) is made on the development sets, `life_log`, `team_c
 under were made, and are development since: docs/benchmarks.md); the other five are held out, reported
 as they came out.
 `--locomo PATH` runs LoCoMo too, the public benchmark no one here wrote, from a copy of its data
-(bench/locomo.py): only ever reported, never swept.
+(bench/locomo.py): only ever reported, never swept; with `--locomo-observations`, its observations (the
+facts its authors drew from the turns) are the memories instead of its turns.
 
 Each agent of a set is one memory store. Every system gets the same memories, and each question is asked
 of its own agent's store by every system in turn, the order rotating question by question, so the
@@ -307,7 +308,7 @@ def run(
         return {
             "set": set_name,
             "seed": seed,
-            "held_out": set_name in HELD_OUT or set_name == locomo.NAME,
+            "held_out": set_name in HELD_OUT or set_name in locomo.NAMES,
             "kinds": list(kinds),
             "uncited": data.get("uncited", 0),
             "agents": len(agents),
@@ -328,7 +329,7 @@ def run(
 def section(results: list[dict]) -> str:
     lines = ["## Conversational sets: memory.query beside mem0 + FAISS and BM25", ""]
     for result in results:
-        public = result["set"] == locomo.NAME
+        public = result["set"] in locomo.NAMES
         role = (
             "public, held out: no one here wrote it; run as it came"
             if public
@@ -337,6 +338,7 @@ def section(results: list[dict]) -> str:
             else "development: every choice made here"
         )
         command = "--locomo PATH" if public else f"--set {result['set']} --seed {result['seed']}"
+        command += " --locomo-observations" if result["set"] == locomo.OBSERVATIONS else ""
         command += " --dated" if result.get("dated") else ""
         kinds = result.get("kinds", KINDS)
         lines += [
@@ -346,7 +348,9 @@ def section(results: list[dict]) -> str:
             f"{result['machine']}, load average {result['load_average']}): {result['agents']} agents, "
             f"{result['memories']:,} memories, {result['questions']:,} questions"
             + (
-                f" ({result['uncited']} more cite no turn the set holds: left out)"
+                f" ({result['uncited']} more cite no turn "
+                + ("an observation draws on" if result["set"] == locomo.OBSERVATIONS else "the set holds")
+                + ": left out)"
                 if result.get("uncited")
                 else ""
             )
@@ -384,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="also LoCoMo, from a copy of its data (bench/locomo.py); alone unless --set is given",
     )
+    parser.add_argument(
+        "--locomo-observations",
+        action="store_true",
+        help="with --locomo: its observations as the memories instead of its turns (bench/locomo.py)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--agents", type=int, help="only the first N agents of a set (a quick run)")
@@ -409,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--dated is a run's setting; the {', '.join(DATED)} sweeps are dated, the others ask as of AS_OF"
         )
+    if args.locomo_observations and not args.locomo:
+        parser.error("--locomo-observations reads the copy --locomo PATH names")
     if args.locomo and sweeping:
         parser.error("LoCoMo is only reported: every choice is made on the development sets")
     args.set = args.set if args.set is not None else "" if args.locomo else ",".join(DEVELOPMENT)
@@ -435,7 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     results = []
     runs = [(name.strip(), None) for name in args.set.split(",") if name.strip()]
-    runs += [(locomo.NAME, locomo.load(args.locomo))] if args.locomo else []
+    if args.locomo:
+        data = locomo.load(args.locomo, "observations" if args.locomo_observations else "turns")
+        runs.append((data["name"], data))
     for name, data in runs:
         result = run(name, args.seed, systems, args.agents, data, args.dated)
         results.append(result)

@@ -21,6 +21,17 @@ How it is read, fixed before it was first run:
   evaluations;
 - evidence is the turns a question cites that the conversation holds; a question citing none is left out
   (the run's output counts them).
+
+`--locomo-observations` reads the dataset's observations instead of its turns (`load(path,
+"observations")`, the set `locomo_observations`): the short third-person facts its authors drew from each
+session ("Sam is considering trying painting as a new hobby."), each citing the turns it came from — the
+2,541 memories memory.query was first measured on against mem0. Fixed before it was first run:
+
+- one agent per conversation; one memory per observation, its text as given, dated by its session, filed
+  under the speaker it is about as its user;
+- the same questions of categories 1-4; a question's evidence is every observation that cites one of the
+  turns the question cites, so a question is found whole only with each fact drawn from its turns; a
+  question whose turns no observation cites is left out and counted, as above.
 """
 
 from __future__ import annotations
@@ -28,11 +39,14 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 NAME = "locomo"
+OBSERVATIONS = "locomo_observations"  # the set of the observations instead of the turns
+NAMES = (NAME, OBSERVATIONS)
 KINDS = ("single-hop", "multi-hop", "temporal", "open-domain")
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _SESSION = re.compile(r"session_(\d+)")
@@ -66,14 +80,16 @@ def when(stamp: str) -> datetime:
     return datetime.strptime(stamp.strip(), "%I:%M %p on %d %B, %Y")
 
 
-def agent(key: str, conversation: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """One conversation as an agent of bench/conversational.py's sets, and how many of its scorable
-    questions cite no turn it holds (left out)."""
+def sessions(conversation: dict[str, Any]) -> list[tuple[str, str]]:
+    """The conversation's sessions in order, each as its key ("session_3") and its date (ISO)."""
+    names = sorted((k for k in conversation if _SESSION.fullmatch(k)), key=lambda k: int(k.split("_")[1]))
+    return [(name, when(conversation[f"{name}_date_time"]).isoformat()) for name in names]
+
+
+def turns(key: str, conversation: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    """A memory per turn, and the memories standing for each turn (its own)."""
     memories = []
-    for name in sorted(conversation, key=lambda k: int(m[1]) if (m := _SESSION.fullmatch(k)) else -1):
-        if not _SESSION.fullmatch(name):
-            continue
-        day = when(conversation[f"{name}_date_time"]).isoformat()
+    for name, day in sessions(conversation):
         for turn in conversation[name]:
             content = f"{turn['speaker']}: {turn.get('text', '')}".rstrip()
             if turn.get("blip_caption"):
@@ -82,26 +98,49 @@ def agent(key: str, conversation: dict[str, Any]) -> tuple[dict[str, Any], int]:
             memories.append(
                 {"id": f"{key}:{turn['dia_id']}", "content": content, "created_at": day, "user": user}
             )
-    held = {m["id"] for m in memories}
+    return memories, {m["id"].removeprefix(f"{key}:"): [m["id"]] for m in memories}
+
+
+def observations(key: str, conversation: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    """A memory per observation, and the memories standing for each turn: every observation citing it.
+    An observation cites its turns as "D1:7", a list of them, or "D4:17, D4:19"."""
+    memories, standing = [], defaultdict(list)
+    for name, day in sessions(conversation):
+        about = conversation.get(f"{name}_observation") or {}
+        for speaker, facts in about.items():
+            for number, (text, cites) in enumerate(facts):
+                one = f"{key}:{name}:{speaker.lower()}:{number}"
+                memories.append({"id": one, "content": text, "created_at": day, "user": speaker.lower()})
+                for turn in _TURN.findall(" ".join(cites if isinstance(cites, list) else [cites])):
+                    standing[turn].append(one)
+    return memories, dict(standing)
+
+
+def agent(key: str, conversation: dict[str, Any], memories: str = "turns") -> tuple[dict[str, Any], int]:
+    """One conversation as an agent of bench/conversational.py's sets (a memory per turn, or per
+    observation), and how many of its scorable questions cite no turn a memory stands for (left out)."""
+    held, standing = (observations if memories == "observations" else turns)(key, conversation)
     questions, uncited = [], 0
     for qa in conversation["qa"]:
         kind = CATEGORY.get(qa.get("category"))
         if kind is None:
             continue
-        cited = [f"{key}:{t}" for e in qa.get("evidence", []) for t in _TURN.findall(e)]
-        evidence = list(dict.fromkeys(t for t in cited if t in held))
+        cited = [t for e in qa.get("evidence", []) for t in _TURN.findall(e)]
+        evidence = list(dict.fromkeys(m for t in cited for m in standing.get(t, [])))
         if not evidence:
             uncited += 1
             continue
         questions.append({"text": qa["question"], "evidence": evidence, "kind": kind})
-    return {"key": key, "memories": memories, "questions": questions}, uncited
+    return {"key": key, "memories": held, "questions": questions}, uncited
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """The set, in the format of bench/conversations' generators."""
+def load(path: str | Path, memories: str = "turns") -> dict[str, Any]:
+    """The set, in the format of bench/conversations' generators: a memory per turn ("turns") or per
+    observation ("observations")."""
     agents, uncited = [], 0
     for number, conversation in enumerate(conversations(path)):
-        one, left = agent(f"locomo-{number}", conversation)
+        one, left = agent(f"locomo-{number}", conversation, memories)
         agents.append(one)
         uncited += left
-    return {"name": NAME, "kinds": KINDS, "agents": agents, "uncited": uncited}
+    name = OBSERVATIONS if memories == "observations" else NAME
+    return {"name": name, "kinds": KINDS, "agents": agents, "uncited": uncited}

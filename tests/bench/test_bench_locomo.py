@@ -1,6 +1,7 @@
 """bench/locomo.py reads LoCoMo's data as documented — a turn a memory, the speaker its user, the session
 its date, categories 1-4 by kind, adversarial and uncited questions left out — in both of the forms the
-dataset is published in; and LoCoMo is never swept. (A conversation written here in LoCoMo's format: the
+dataset is published in; its observations, a fact a memory citing its turns, as the other reading; and
+LoCoMo is never swept. (A conversation written here in LoCoMo's format: the
 dataset itself is not in the repository.)"""
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ CONVERSATION = {
             "blip_caption": "a photo of a red car parked on a street",
         },
     ],
+}
+# The dataset's observations: per session, per speaker, [text, the turns it draws on] — one turn, a list,
+# or several in one string.
+OBSERVED = {
+    "session_2_observation": {
+        "Calvin": [["Calvin bought a Ferrari 488 GTB.", "D2:1"]],
+        "Dave": [
+            ["Dave shared a photo of a red car.", ["D2:2"]],
+            ["Dave likes Calvin's Ferrari.", "D2:1, D2:2"],
+        ],
+    },
+    "session_10_observation": {"Dave": [["Dave got his Mustang running again.", "D10:1"]]},
 }
 QA = [
     {
@@ -93,6 +106,42 @@ def test_locomo10_json_with_its_sessions_under_conversation_reads_alike(tmp_path
     expect_the_conversation(locomo.load(path))
 
 
+def test_the_observations_are_read_a_fact_a_memory_standing_for_every_turn_they_cite(tmp_path):
+    path = tmp_path / "26.json"
+    path.write_text(json.dumps({**CONVERSATION, **OBSERVED, "qa": QA}), encoding="utf-8")
+    data = locomo.load(path, "observations")
+    (agent,) = data["agents"]
+    ferrari, photo, likes, mustang = agent["memories"]
+    assert ferrari == {"id": "locomo-0:session_2:calvin:0", "content": "Calvin bought a Ferrari 488 GTB.",
+                       "created_at": "2023-03-26T11:53:00", "user": "calvin"}  # fmt: skip
+    assert (photo["user"], likes["id"]) == ("dave", "locomo-0:session_2:dave:1")
+    assert mustang["created_at"] == "2023-10-04T16:04:00"
+    ferrari, photo, likes, mustang = (m["id"] for m in agent["memories"])
+    # A question's evidence: every observation citing one of its turns; D2:1 is cited by two.
+    assert [(q["kind"], q["evidence"]) for q in agent["questions"]] == [
+        ("single-hop", [ferrari, likes]),
+        ("temporal", [mustang]),
+        ("multi-hop", [ferrari, likes, mustang]),
+        ("open-domain", [photo, likes]),
+    ]
+    assert data["uncited"] == 1 and data["name"] == "locomo_observations"
+
+
+def test_a_session_without_observations_adds_none_and_its_questions_are_left_out(tmp_path):
+    path = tmp_path / "26.json"
+    path.write_text(json.dumps({**CONVERSATION, "session_10_observation": OBSERVED["session_10_observation"],
+                                "qa": QA}), encoding="utf-8")  # fmt: skip
+    data = locomo.load(path, "observations")
+    assert [q["kind"] for q in data["agents"][0]["questions"]] == ["temporal", "multi-hop"]
+    assert data["uncited"] == 3  # the Ferrari's, the car show's and the garage's
+
+
+def test_the_observations_ask_for_a_copy_to_read(tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        conversational.main(["--locomo-observations", "--set", "life_log"])
+    assert refused.value.code == 2
+
+
 def test_a_path_holding_no_conversation_is_refused(tmp_path):
     with pytest.raises(ValueError, match="no LoCoMo conversation"):
         locomo.load(tmp_path)
@@ -115,3 +164,6 @@ def test_the_section_names_locomos_kinds_and_the_questions_left_out():
     assert "`python -m bench.conversational --locomo PATH`" in text
     assert "(1 more cite no turn the set holds: left out)" in text
     assert "| system | single-hop | multi-hop | temporal | open-domain |" in text
+    observed = conversational.section([result | {"set": "locomo_observations", "dated": True}])
+    assert "`python -m bench.conversational --locomo PATH --locomo-observations --dated`" in observed
+    assert "(1 more cite no turn an observation draws on: left out)" in observed
