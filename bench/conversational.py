@@ -400,6 +400,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--question-threads", type=int, help="ONNX Runtime's threads for memory.query's question"
     )
+    parser.add_argument(
+        "--question-float32",
+        action="store_true",
+        help="memory.query's question through the float32 export, as a text to store, not the int8 one",
+    )
     for flag, (kind, what) in SWEEP_FLAGS.items():
         parser.add_argument(flag, dest="kind", action="store_const", const=kind, help=f"{what}, recall only")
     parser.add_argument(
@@ -432,6 +437,11 @@ def main(argv: list[str] | None = None) -> int:
         from jobs.local_embedder import LocalMiniLM
 
         LocalMiniLM.QUESTION_THREADS = args.question_threads  # before the embedder is built
+    if args.question_float32:
+        from jobs.local_embedder import LocalMiniLM
+
+        # No int8 export agrees with the model exactly, so the question takes a stored text's path.
+        LocalMiniLM.QUESTION_AGREEMENT = 1.0
     if kind is not None:
         from bench.conversational_choices import mean_rows, sweep
 

@@ -116,3 +116,25 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--sweep-nearest", "--dated"])
     assert refused.value.code == 2 and "nearest sweeps are dated" in capsys.readouterr().err
+
+
+def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkeypatch, tmp_path):
+    """`--question-float32` asks the int8 export for an exact agreement, which it never reaches: the question
+    then takes a stored text's path (tests/jobs/test_local_embedder.py, where the int8 export strays)."""
+    from jobs.local_embedder import LocalMiniLM
+
+    monkeypatch.setattr(LocalMiniLM, "QUESTION_AGREEMENT", LocalMiniLM.QUESTION_AGREEMENT)
+    out = tmp_path / "run.json"
+    argv = [
+        "--set",
+        "life_log",
+        "--agents",
+        "1",
+        "--systems",
+        "BM25",
+        "--question-float32",
+        "--json",
+        str(out),
+    ]
+    assert conversational.main(argv) == 0
+    assert LocalMiniLM.QUESTION_AGREEMENT == 1.0 and out.exists()
