@@ -28,8 +28,14 @@ def test_bm25_finds_the_memory_an_identifier_question_names(name):
     assert asked and sum(found) / len(found) > 0.9
 
 
-def test_four_development_sets_and_the_held_out_sets_are_the_other_generators():
-    assert conversational.DEVELOPMENT == ("life_log", "team_chat", "support_desk", "friends_chat")
+def test_five_development_sets_and_the_held_out_sets_are_the_other_generators():
+    assert conversational.DEVELOPMENT == (
+        "life_log",
+        "team_chat",
+        "support_desk",
+        "friends_chat",
+        "chat_facts",
+    )
     assert conversational.HELD_OUT == (
         "assistant_notes",
         "household",
