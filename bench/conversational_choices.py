@@ -269,7 +269,9 @@ def mean_rows(swept: dict[str, list[dict]]) -> list[dict]:
     choice is made by."""
     rows = []
     for settings_ in zip(*swept.values(), strict=True):
-        keys = [k for k in settings_[0] if isinstance(settings_[0][k], float) and k != "lexical_share"]
-        same = {k: v for k, v in settings_[0].items() if k not in keys}
+        numbers = [k for k, v in settings_[0].items() if isinstance(v, float) and k != "lexical_share"]
+        # A question kind is averaged only where every set asks it (chat_facts asks no identifier questions).
+        keys = [k for k in numbers if all(k in r for r in settings_)]
+        same = {k: v for k, v in settings_[0].items() if k not in numbers}
         rows.append(same | {k: round(sum(r[k] for r in settings_) / len(settings_), 4) for k in keys})
     return rows

@@ -57,6 +57,11 @@ def test_a_sweeps_settings_are_chosen_by_recall_averaged_over_the_sets_swept():
         {"fusion": "mix", "lexical_share": 0.4, "all": 0.8, "paraphrase": 0.7}
     ]
 
+    # A kind one set does not ask is averaged over none of them.
+    swept["c"] = [{"fusion": "mix", "lexical_share": 0.4, "all": 0.5, "open-domain": 0.1}]
+    swept["a"][0]["identifier"] = 1.0
+    assert conversational_choices.mean_rows(swept) == [{"fusion": "mix", "lexical_share": 0.4, "all": 0.7}]
+
 
 def test_the_recency_sweep_sets_weight_and_scale_and_puts_the_chosen_ones_back():
     from models.retrieval import ranking
