@@ -149,6 +149,10 @@ def _undone(name: str) -> Callable[[], dict]:
             timeline.ranked_in_window = lambda anchors, span, ranked: []
         elif name == "span: dates only with a year":
             timeline._DAY_MONTH = timeline._MONTH_DAY = re.compile(r"(?!)")
+        elif name == "no second hops":  # the one statement's ranking alone (`sweep` reads "hops")
+            return {"undone": name, "hops": False}
+        elif name == "the vectors alone":  # the nearest by cosine, as mem0 ranks (`sweep` reads "mode")
+            return {"undone": name, "mode": "dense"}
         return {"undone": name}
 
     return setting
@@ -163,6 +167,8 @@ ABLATIONS = (
     "span: the first ranking's leaders as the events",
     "span: the events' users' memories only",
     "span: dates only with a year",
+    "no second hops",
+    "the vectors alone",
 )
 ASKED = [""]  # the question being asked, for the hop that asks with its words
 
@@ -228,15 +234,17 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
         for setting, first_too in settings(kind):
             _reset()
             row = setting()
+            # An ablation may ask without the second hops, or by the vectors alone.
+            mode, hops = row.pop("mode", "hybrid"), row.pop("hops", True)
+            hops = hops and (kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None)
             query.statement.cache_clear()
             got = defaultdict(list)
             for key, question, dense in asked:
                 ASKED[0] = question["text"]
-                hops = kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
                                         top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge,
-                                        now=console.asked_at(key))  # fmt: skip
+                                        mode=mode, now=console.asked_at(key))  # fmt: skip
                     console.db.session.rollback()
                     result = score([console.set_id[h.id] for h in hits], question["evidence"])
                     if bridge == hops:

@@ -150,3 +150,12 @@ def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkey
     ]
     assert conversational.main(argv) == 0
     assert LocalMiniLM.QUESTION_AGREEMENT == 1.0 and out.exists()
+
+
+def test_the_ablations_without_the_hops_and_by_the_vectors_alone_tell_the_sweep_how_to_ask():
+    """`--ablate` measures the one statement's ranking alone and the vectors alone (mem0's way) beside the
+    choices undone: the sweep reads `hops` and `mode` off the setting's row and asks accordingly."""
+    assert {"no second hops", "the vectors alone"} <= set(conversational_choices.ABLATIONS)
+    assert conversational_choices._undone("no second hops")() == {"undone": "no second hops", "hops": False}
+    alone = conversational_choices._undone("the vectors alone")()
+    assert alone == {"undone": "the vectors alone", "mode": "dense"}
