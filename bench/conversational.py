@@ -96,6 +96,7 @@ SWEEP_FLAGS = {
     "--sweep-missing": ("missing", "the cosine a lexical candidate outside the nearest counts, dated"),
     "--sweep-share": ("share", "the fusion's lexical share, dated"),
     "--sweep-nearest": ("nearest", "how many memories nearest by vector join the candidates, dated"),
+    "--sweep-openers": ("openers", "whether a sentence's first word is taken as a name, dated"),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

@@ -1,8 +1,8 @@
 """memory.query's retrieval choices measured on the development conversational sets, recall only: the
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
-counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, and each
-choice undone in turn.
+counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, whether a
+sentence's first word is taken as a name, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -12,13 +12,14 @@ choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-missing [--json F]
     .venv/bin/python -m bench.conversational --sweep-share [--json F]
     .venv/bin/python -m bench.conversational --sweep-nearest [--json F]
+    .venv/bin/python -m bench.conversational --sweep-openers [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share and nearest sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share, nearest and openers sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -32,6 +33,7 @@ import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
+from types import SimpleNamespace
 
 from bench.conversational import CATEGORY, Console, load, score
 
@@ -50,7 +52,9 @@ RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest")
+DATED = ("recency", "scale", "missing", "share", "nearest", "openers")
+# A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
+_SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
 
 def _scale(name: str) -> Callable[[], dict]:
@@ -126,6 +130,46 @@ def _recency(recency: tuple[float, float]) -> Callable[[], dict]:
     return setting
 
 
+def _opens(content: str, at: int) -> bool:
+    """Whether the word at `at` opens a sentence of `content`: its first word, one after a full stop, a
+    question or exclamation mark or a line break, or the first after a chat turn's speaker."""
+    speaker = _SPEAKER.match(content)
+    if speaker and at == speaker.end():
+        return True
+    before = content[:at].rstrip(" \t\"'“‘(")
+    return not before or before[-1] in ".!?\n…"
+
+
+def _without_openers(content: str) -> str:
+    """`content` with each name (bridging's `_NAME`) that opens a sentence, and is written capitalised
+    inside none, lower-cased: what the hop then does not read as a name."""
+    from models.retrieval import bridging
+
+    found = [(m, _opens(content, m.start())) for m in bridging._NAME.finditer(content)]
+    inside = {m.group() for m, opens in found if not opens}
+    for m, opens in reversed(found):
+        if opens and m.group() not in inside:
+            content = content[: m.start()] + m.group().lower() + content[m.end() :]
+    return content
+
+
+def _openers(skip: bool) -> Callable[[], dict]:
+    """Names as memory.query reads them, or, `skip`, without the capitalised words a sentence opens with
+    (chat turns open with "Went", "Honestly", "Thanks"; a note with its subject, "Tamsin is ...")."""
+
+    def setting() -> dict:
+        from models.retrieval import bridging
+
+        if skip:
+            names = bridging.bridge_names
+            bridging.bridge_names = lambda question, leaders: names(
+                question, [SimpleNamespace(content=_without_openers(hit.content or "")) for hit in leaders]
+            )
+        return {"names": "sentence openers not names" if skip else "as chosen"}
+
+    return setting
+
+
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -183,6 +227,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_nearest(k), False) for k in NEAREST]
     if kind == "bridges":
         return [(_bridge(None), False)] + [(_bridge(b), False) for b in BRIDGES]
+    if kind == "openers":
+        return [(_openers(False), False), (_openers(True), False)]
     if kind == "subjects":
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "recency":
@@ -215,7 +261,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     ranking.LEXICAL_SCALES, dated, each also asked with no embedder (`lexical alone`, and its recall@5);
     "missing": the cosine a lexical candidate outside the nearest counts, each of fusion.MISSING_COSINES, dated;
     "share": the mix's lexical share at each of DATED_SHARES, dated; "nearest": how many memories nearest by
-    vector join the candidates, each of NEAREST, dated;
+    vector join the candidates, each of NEAREST, dated; "openers": names read as memory.query reads them
+    and without the capitalised words a sentence opens with (`_openers`), dated;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 

@@ -110,6 +110,30 @@ def test_a_dated_sweep_of_one_constant_sets_each_value_and_puts_the_chosen_one_b
     assert kind in conversational_choices.DATED
 
 
+def test_the_openers_sweep_reads_names_as_chosen_then_without_the_words_sentences_open_with():
+    from types import SimpleNamespace
+
+    from models.retrieval import bridging
+
+    turn = SimpleNamespace(content="Sofia: Went to Tenby with Femi. Honestly, Femi loved it! Wait, Mum too.")
+    # Tamsin opens a sentence and is written inside one too; Zofia only opens one.
+    note = SimpleNamespace(content="Tamsin lives in Lyon. Zofia visits Tamsin often.")
+    seen = []
+    for setting, first_too in conversational_choices.settings("openers"):
+        row = setting()
+        seen.append(
+            (row["names"], bridging.bridge_names("Where?", [turn]), bridging.bridge_names("Who?", [note]))
+        )
+        conversational_choices._reset()
+        assert not first_too
+    assert seen == [
+        ("as chosen", ["Sofia", "Went", "Tenby", "Femi"], ["Tamsin", "Lyon", "Zofia"]),
+        ("sentence openers not names", ["Tenby", "Femi", "Mum"], ["Tamsin", "Lyon"]),
+    ]
+    assert bridging.bridge_names("Where?", [turn]) == seen[0][1]  # put back
+    assert "openers" in conversational_choices.DATED
+
+
 def test_a_run_records_the_versions_its_figures_depend_on_and_the_processors_int8_instructions():
     from importlib import metadata
 
@@ -127,7 +151,7 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     assert {"fusion", "bridges", "subjects", "ablate"} <= kinds
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--sweep-nearest", "--dated"])
-    assert refused.value.code == 2 and "nearest sweeps are dated" in capsys.readouterr().err
+    assert refused.value.code == 2 and "nearest, openers sweeps are dated" in capsys.readouterr().err
 
 
 def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkeypatch, tmp_path):
