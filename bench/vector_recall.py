@@ -15,6 +15,11 @@ exact search:
 - p50 / p95 milliseconds of `nearest` (100 neighbours, memory.query's DENSE_K when measured; 25 since) and of the exact scan,
   both on one BLAS thread, as in a process that answers dense queries (`vectors._one_blas_thread`).
 
+`--shortlists 500,1000,2000` instead weighs the shortlist's size (`vectors.SHORTLIST`) at the whole
+matrix for memory.query's own number of neighbours (`fusion.DENSE_K`, or `--neighbours`): recall@10 and
+recall@k of each size against exact search, and `nearest`'s p50 / p95, the sizes taking turns question by
+question so that a noisy minute falls on all of them.
+
 The sentences are built from the model's own vocabulary (its whole English words, weighted by Zipf's law
 over the vocabulary's order, which follows frequency): "Her manager plans holland diesel resumed the
 permitted." They are not prose, but their vectors are the model's, with its uneven spread over the
@@ -42,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.nl_latency import pct  # noqa: E402
 from models.retrieval import vectors  # noqa: E402
+from models.retrieval.fusion import DENSE_K  # noqa: E402
 
 SUBJECTS = ["The user", "The user's team", "Her manager", "His partner", "The client"]
 VERBS = ["prefers", "mentioned", "plans", "decided on", "asked about", "wants", "finished", "scheduled",
@@ -131,6 +137,41 @@ def measure(matrix: np.ndarray, queries: np.ndarray, size: int) -> dict:
     }
 
 
+def shortlists(matrix: np.ndarray, queries: np.ndarray, sizes: list[int], k: int) -> list[dict]:
+    """Each shortlist size (`vectors.SHORTLIST`) over the whole matrix, k neighbours: recall@10 and recall@k
+    against exact search, and `nearest`'s milliseconds, the sizes timed in turn question by question (one
+    untimed pass first)."""
+    entry = filled(matrix)
+    exact = [np.argsort(-(matrix @ q), kind="stable")[:k] + 1 for q in queries]
+    found: dict[int, list[np.ndarray]] = {size: [] for size in sizes}
+    times: dict[int, list[float]] = {size: [] for size in sizes}
+    chosen = vectors.SHORTLIST
+    try:
+        for timed_pass in (False, True):
+            for n, q in enumerate(queries):
+                for size in sizes[n % len(sizes) :] + sizes[: n % len(sizes)]:
+                    vectors.SHORTLIST = size
+                    started = time.perf_counter()
+                    got = entry.nearest(q, k)[0]
+                    if timed_pass:
+                        times[size].append((time.perf_counter() - started) * 1000)
+                        found[size].append(got)
+    finally:
+        vectors.SHORTLIST = chosen
+    rows = []
+    for size in sizes:
+        at10 = [len(set(g[:10]) & set(e[:10])) / 10 for g, e in zip(found[size], exact, strict=True)]
+        at_k = [len(set(g) & set(e)) / k for g, e in zip(found[size], exact, strict=True)]
+        rows.append({
+            "shortlist": size,
+            "recall@10": round(statistics.fmean(at10), 4),
+            f"recall@{k}": round(statistics.fmean(at_k), 4),
+            "worst recall@10": min(at10),
+            "nearest_ms": {"p50": pct(times[size], 0.5), "p95": pct(times[size], 0.95)},
+        })  # fmt: skip
+    return rows
+
+
 def section(result: dict) -> str:
     lines = [
         "## Dense step past EXACT_ROWS (`python -m bench.vector_recall`)",
@@ -167,9 +208,22 @@ def arguments(description: str) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = arguments(__doc__.splitlines()[0]).parse_args(argv)
+    parser = arguments(__doc__.splitlines()[0])
+    parser.add_argument(
+        "--shortlists", help="shortlist sizes to weigh at the whole matrix, e.g. 500,1000,2000"
+    )
+    parser.add_argument("--neighbours", type=int, default=DENSE_K, help="with --shortlists: k (DENSE_K)")
+    args = parser.parse_args(argv)
     matrix, queries = embedded(args.memories, args.questions, args.cache)
     vectors._one_blas_thread()  # as in a process that answers dense queries (embedding above used both cores)
+    if args.shortlists:
+        sizes = [int(size) for size in args.shortlists.split(",")]
+        rows = shortlists(matrix, queries, sizes, args.neighbours)
+        for row in rows:
+            print(json.dumps(row), flush=True)
+        swept = {"vectors": args.memories, "questions": args.questions, "neighbours": args.neighbours,
+                 "chosen": vectors.SHORTLIST, "load_average": round(os.getloadavg()[0], 1), "shortlists": rows}  # fmt: skip
+        return written(argparse.Namespace(json=args.json, section=None), swept, section)
     sizes = sorted({s for s in (10_000, 20_000, 50_000, 100_000, args.memories) if s <= args.memories})
     result = {
         "vectors": args.memories,

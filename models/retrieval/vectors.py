@@ -63,7 +63,9 @@ NO_USER = -1
 # one BLAS thread: `_one_blas_thread`).
 EXACT_ROWS = 10_000
 # Past EXACT_ROWS, how many rows the sign-bit prefilter keeps for the exact re-score: this many, or
-# SHORTLIST_PER_K x k when more neighbours are asked for. bench.vector_recall measures what it misses.
+# SHORTLIST_PER_K x k when more neighbours are asked for. bench.vector_recall measures what it misses;
+# `--shortlists` weighed it again at fusion.DENSE_K's 25 neighbours, where no smaller size kept recall
+# (docs/benchmarks.md, "Dense search past 10,000 rows").
 SHORTLIST = 2_000
 SHORTLIST_PER_K = 10
 # Rows to score scattered through the matrix (one user's, a shortlist), up to this many times fewer than
