@@ -51,6 +51,7 @@ from models.retrieval.ranking import (
     bm25_length,
     bm25_words,
     candidate_columns,
+    fts5_match,
     lexical_score,
 )
 
@@ -127,20 +128,23 @@ def query_terms(text: str | None) -> list[str]:
     return search_terms(question_words(text))
 
 
-def match_text(dialect: str, terms: list[str], *, every: bool) -> str:
-    """The query words as the engine's query: any of them, or every one of them."""
+def match_text(dialect: str, terms: list[str], *, every: bool, agent_id: int | None = None) -> str:
+    """The query words as the engine's query: any of them, or every one of them. SQLite: within
+    `agent_id`'s memories, when given (ranking.fts5_match); PostgreSQL's statements name the agent in
+    their WHERE clause, which its agent-led index serves."""
     if dialect == "postgresql":  # websearch_to_tsquery syntax: never a syntax error
         return (" " if every else " or ").join(terms)
-    return (" " if every else " OR ").join(f'"{t}"' for t in terms)  # FTS5: each word a quoted string
+    return fts5_match(terms, every=every, agent_id=agent_id)
 
 
-def scoring_text(terms: list[str], others: list[str]) -> str:
+def scoring_text(terms: list[str], others: list[str], agent_id: int) -> str:
     """SQLite: the FTS5 query that scores a candidate by every word of the question, the search terms and
     the other words. It is matched against the candidates only (`_sqlite_pool`), all of which hold a
     search term, so it finds no more of them. FTS5's bm25() is a sum over the phrases of its query, each
-    counted with its own whole-index idf and nothing for a phrase the memory lacks: a candidate's score
-    by this query is its score by the search terms plus what the other words it holds add."""
-    return f"{match_text('sqlite', terms, every=False)} OR {match_text('sqlite', others, every=False)}"
+    counted with its own whole-index idf and nothing for a phrase the memory lacks (the agent's phrase
+    weighs nothing: ranking.fts5_match): a candidate's score by this query is its score by the search
+    terms plus what the other words it holds add."""
+    return fts5_match([*terms, *others], every=False, agent_id=agent_id)
 
 
 def _match(dialect: str, param: str) -> ColumnElement[Any]:

@@ -374,15 +374,15 @@ def _first_ranking(
     for i, name in enumerate(capped):
         params[f"cap_{i}"] = (rag_caps or {})[name]
     if terms:
-        params["q_any"] = match_text(dialect, terms, every=False)
+        params["q_any"] = match_text(dialect, terms, every=False, agent_id=agent_id)
     if found.common:
         params["q_common"] = match_text(dialect, found.common, every=False)
     if found.common and found.rare:
         params["q_rare"] = match_text(dialect, found.rare, every=False)
     if len(terms) > 1:
-        params["q_all"] = match_text(dialect, terms, every=True)
+        params["q_all"] = match_text(dialect, terms, every=True, agent_id=agent_id)
     if others:
-        params["q_scored"] = scoring_text(terms, others)
+        params["q_scored"] = scoring_text(terms, others, agent_id)
     if threshold is not None:
         params["threshold"] = threshold
     if relative_threshold is not None:

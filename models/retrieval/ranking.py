@@ -7,7 +7,8 @@ stages after the candidate pool — scoring, per-category caps, the leaders and 
   — for each word the memory holds, idf x (K1 + 1) x tf / (tf + K1 x (1 - B + B x length / average
   length)), with idf = ln((N - n + 0.5) / (n + 0.5)) and at least 1e-6, n the memories holding the word
   and N all of them. One rule, two engines (`lexical_score`): SQLite's FTS5 computes exactly this in
-  `bm25()` over its index (porter stems; tf and length in tokens; N, n and the average over the whole
+  `bm25()` over its index (porter stems; tf and length in tokens, the length one more for the memory's
+  agent, which the index holds beside its words: `fts5_match`; N, n and the average over the whole
   index); PostgreSQL computes it in SQL over the stored `fts_vector` (snowball stems; tf from the
   positions; length in distinct words) with N, n and the average length from
   models/retrieval/term_stats.py (`bm25_params`). Relevance is the score divided by the best
@@ -33,6 +34,7 @@ statement per shape of request.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -101,6 +103,23 @@ FTS_CONFIG = "memconsole_english"
 """PostgreSQL's text-search configuration of `fts_vector` (migration 0017): 'english' keeping stop words."""
 
 _T = AgentMemory.__table__
+
+
+def fts5_match(words: Sequence[str], *, every: bool, agent_id: int | None = None) -> str:
+    """SQLite: the FTS5 query for `words` (each a quoted string) in the memories' words — any of them, or
+    every one — and, given `agent_id`, in that agent's memories only.
+
+    FTS5's index `agent_memories_fts` (migration 0027) holds each memory's words (`content`) and its
+    agent's id (`agent_id`), so that a question matches within its agent's memories instead of reading
+    every agent's. The words' column is always named: a number in a question ("room 4") must not match
+    agent 4's id. bm25() weighs the agent's column 0 (`lexical_score`), but FTS5 counts its one token in a
+    memory's length and in the average length, so SQLite's lengths are one more than the memory's words:
+    scores a little apart from PostgreSQL's, most for the shortest memories."""
+    quoted = (" " if every else " OR ").join('"' + word.replace('"', '""') + '"' for word in words)
+    found = f"content : ({quoted})"
+    return found if agent_id is None else f'agent_id : "{int(agent_id)}" AND {found}'
+
+
 IMPORTANCE: ColumnElement[Any] = func.coalesce(_T.c.importance, DEFAULT_IMPORTANCE)
 """A memory's importance as ranked, unrated counting as DEFAULT_IMPORTANCE. Public because the request's
 importance filters (models/retrieval/filters.py) compare against the same value the ranking scores."""
@@ -190,8 +209,8 @@ def lexical_score(
                 f"CASE WHEN {v} @@ {word} THEN {BM25_WORDS}.w[{i}] * (1.0 - {n} / ({tf} + {n})) ELSE 0.0 END"
             )
         return cast(literal_column(f"({K1 + 1.0!r} * ({' + '.join(terms)}))"), Float)
-    # bm25() is negative, better matches more so.
-    return -func.bm25(literal_column("agent_memories_fts"))
+    # bm25() is negative, better matches more so; the agent's column weighs nothing (`fts5_match`).
+    return -func.bm25(literal_column("agent_memories_fts"), 1.0, 0.0)
 
 
 def squashed(score: ColumnElement[Any]) -> ColumnElement[Any]:

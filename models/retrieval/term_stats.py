@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import text
 
 from models.db import db
-from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, idf, slot_count
+from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, fts5_match, idf, slot_count
 
 COMMON_SHARE = 0.05
 MIN_ROWS = 5000
@@ -305,7 +305,7 @@ def sqlite_weight(words: Sequence[str]) -> float:
     if missing:
         count = "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i}"
         counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
-        values = {f"w{i}": '"' + w.replace('"', '""') + '"' for i, w in enumerate(missing)}
+        values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
         counts = {missing[i]: int(n) for i, n in db.session.execute(counting, values)}
         _remember(key, counts, now)
         known.update(counts)
@@ -348,7 +348,7 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         # statement for every missing word.
         count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i} LIMIT :cap)"
         counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
-        values = {f"w{i}": f'"{w}"' for i, w in enumerate(missing)}
+        values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
         counts = {
             missing[i]: int(n)
             for i, n in db.session.execute(counting, {**values, "cap": int(COMMON_SHARE * rows)})

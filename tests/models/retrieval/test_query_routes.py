@@ -340,6 +340,121 @@ def test_sqlite_scores_every_candidate_in_one_full_text_pass_by_every_word_of_th
         assert hit.relevance == pytest.approx(expected[hit.id] / best, rel=1e-9)
 
 
+def test_sqlite_full_text_match_reads_only_the_asking_agents_memories(app, make_agent):
+    """FTS5's index holds each memory's agent beside its words (migration 0027): every full-text query of a
+    question matches within the asking agent's memories, so none of another agent's is read, however many
+    hold the question's words."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's FTS5 index")
+    asking, other = make_agent(role="supervisor"), make_agent(role="supervisor")
+    for n in range(30):
+        create_memory(other.id, f"Maya plans course {n} in the garden", actor="agent", category="profile")
+    create_memory(asking.id, "Maya plans a counselling course", actor="agent", category="profile")
+    create_memory(asking.id, "Maya sold the kayak", actor="agent", category="profile")
+    with statements_sent("agent_memories_fts MATCH") as sent:
+        hits = query.search(asking.id, text="What course does Maya plan?", categories=["profile"])
+    assert [h.content for h in hits][:1] == ["Maya plans a counselling course"]
+    raw = db.session.connection().connection.driver_connection
+    own = {row[0] for row in raw.execute("SELECT id FROM agent_memories WHERE agent_id = ?", (asking.id,))}
+    queries = [value for _, parameters in sent for value in parameters if "content :" in str(value)]
+    assert queries and all(value.startswith(f'agent_id : "{asking.id}" AND ') for value in queries)
+    for value in queries:
+        matched = {
+            row[0]
+            for row in raw.execute(
+                "SELECT rowid FROM agent_memories_fts WHERE agent_memories_fts MATCH ?", (value,)
+            )
+        }
+        assert matched and matched <= own
+
+
+def test_a_number_in_the_question_matches_memories_words_not_an_agents_id(app, make_agent):
+    """The index's agent column holds numbers: every query names the words' column, so "room 7" finds the
+    memory that says 7, not every memory of agent 7 — nor, counted for a word's weight, theirs."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's FTS5 index")
+    agent = make_agent(role="supervisor")
+    create_memory(agent.id, "The projector lives in the library", actor="agent", category="profile")
+    create_memory(agent.id, f"The meeting moved to room {agent.id + 1}", actor="agent", category="profile")
+    hits = query.search(agent.id, text=f"What about {agent.id}?", categories=["profile"])
+    assert hits == []  # agent_id's own number is in no memory's words
+    hits = query.search(agent.id, text=f"What moved to room {agent.id + 1}?", categories=["profile"])
+    assert [h.content for h in hits] == [f"The meeting moved to room {agent.id + 1}"]
+    term_stats.forget()
+    assert term_stats.sqlite_weight([str(agent.id)]) == term_stats.question_weight(
+        [0], term_stats._sqlite_table(term_stats._key(), time.monotonic())
+    )
+
+
+def test_migration_0027_indexes_each_memorys_agent_and_keeps_the_index_in_step(
+    database_template, redis_url, tmp_path
+):
+    """On a SQLite database at 0026 holding a memory: 0027 rebuilds FTS5's index with the agent beside the
+    words (the memory still found); its triggers keep both columns in step through an insert, an edit and
+    a delete (FTS5's integrity check against agent_memories); the downgrade gives 0026's index back."""
+    from flask_migrate import downgrade, upgrade
+
+    from console import create_app
+    from tests.conftest import DB_KIND
+
+    if DB_KIND != "sqlite":
+        pytest.skip("SQLite's FTS5 index")
+    app = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path}/m27.sqlite", "REDIS_URL": redis_url,
+                      "SECRET_KEY": "test"})  # fmt: skip
+    columns = "SELECT name FROM pragma_table_xinfo('agent_memories_fts') WHERE hidden = 0 ORDER BY cid"
+    check = "INSERT INTO agent_memories_fts(agent_memories_fts, rank) VALUES ('integrity-check', 1)"
+    try:
+        with app.app_context():
+            upgrade(revision="0026")
+            with db.engine.begin() as conn:
+                assert conn.scalars(sa.text(columns)).all() == ["content"]
+                # Raw SQL at 0026: the models describe the newest schema.
+                agent_id = conn.execute(
+                    sa.text(
+                        "INSERT INTO agents (name, role, core_token_budget, min_retention, mechanic_preconsent, "
+                        "active, created_at) VALUES ('m27', 'supervisor', 5000, 0.8, 0, 1, CURRENT_TIMESTAMP)"
+                    )
+                ).lastrowid
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO agent_memories (agent_id, memory_type, content, content_hash, token_estimate, "
+                        "tags, pinned, constitutional, category, created_at, updated_at) VALUES (:a, 'semantic', "
+                        "'The kayak trip went well', 'h', 6, '[]', 0, 0, 'profile', CURRENT_TIMESTAMP, "
+                        "CURRENT_TIMESTAMP)"
+                    ),
+                    {"a": agent_id},
+                )
+            upgrade()
+            with db.engine.begin() as conn:
+                assert conn.scalars(sa.text(columns)).all() == ["content", "agent_id"]
+            term_stats.forget()
+            hits = query.search(agent_id, text="kayak trip", categories=["profile"])
+            assert [h.content for h in hits] == ["The kayak trip went well"]
+            db.session.rollback()
+            with db.engine.begin() as conn:
+                conn.execute(sa.text(check))
+                conn.execute(sa.text("UPDATE agent_memories SET content = 'The canoe trip went well'"))
+                conn.execute(sa.text(check))
+                conn.execute(sa.text("DELETE FROM agent_memories"))
+                conn.execute(sa.text(check))
+                assert (
+                    conn.scalar(
+                        sa.text(
+                            "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH 'canoe'"
+                        )
+                    )
+                    == 0
+                )
+            downgrade(revision="0026")
+            with db.engine.begin() as conn:
+                assert conn.scalars(sa.text(columns)).all() == ["content"]
+                conn.execute(sa.text(check))
+            db.engine.dispose()
+    finally:
+        term_stats.forget()
+        query.statement.cache_clear()
+
+
 def garden_notes(agent_id: int, count: int) -> None:
     """`count` memories of one user ("u1") that no question here matches, newest first, written straight to
     the table (non-constitutional rows): thousands through the mutation path would be slow."""
