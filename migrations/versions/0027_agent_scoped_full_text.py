@@ -1,4 +1,4 @@
-"""SQLite: the full-text index holds each memory's agent beside its words, so a question reads its own agent's
+"""SQLite: each memory's agent in the full-text index, so a question reads only its own agent's memories
 
 Revision ID: 0027
 Revises: 0026
@@ -7,7 +7,8 @@ Create Date: 2026-12-01
 FTS5's index (`agent_memories_fts`) held the memories' words alone: a question's match read every
 agent's memories holding its words, the candidate pool and the scoring pass alike, and only then kept
 the asking agent's. On a database of many agents most of that reading was for the others (LoCoMo's ten
-conversations in one database: a third of the ranking statement's time). Here the index gets a second
+conversations in one database: memory.query 1.5-1.9 ms quicker at p50 without it, docs/benchmarks.md,
+"An agent's own memories' words"). Here the index gets a second
 column, the memory's `agent_id`, and memory.query matches `agent_id : "N" AND content : (...)`
 (models/retrieval/ranking.py, `fts5_match`), which FTS5 answers by stepping through the agent's own
 entries. PostgreSQL is untouched: its agent-led GIN index (0018) already reads one agent's memories.
