@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.api_load import Corpus  # noqa: E402
 from bench.nl_latency import pct, seed_rows  # noqa: E402
-from bench.vector_recall import K, arguments, embedded, written  # noqa: E402
+from bench.vector_recall import K, arguments, embedded, recall_at, written  # noqa: E402
 
 MODEL = "bench-minilm-384"
 LAYOUTS = {"one agent": 1, "one of ten": 10}
@@ -166,8 +166,8 @@ def measure_layout(
                     continue
                 answered += 1
                 truth = memory_ids[exact[n]]
-                r10.append(len(set(got[:10]) & set(truth[:10].tolist())) / 10)
-                r100.append(len(set(got) & set(truth.tolist())) / K)
+                r10.append(recall_at(got, truth.tolist(), 10))
+                r100.append(recall_at(got, truth.tolist(), K))
             out[name] = {
                 "answered": round(answered / len(queries), 3),
                 "recall@10": round(statistics.fmean(r10), 4) if r10 else None,

@@ -98,6 +98,11 @@ def filled(matrix: np.ndarray) -> vectors.AgentMatrix:
     return entry
 
 
+def recall_at(got, exact, n: int) -> float:
+    """The share of the first n of `exact` (the true nearest, in order) among the first n of `got`."""
+    return len(set(list(got)[:n]) & set(list(exact)[:n])) / n
+
+
 def timed(fn, runs: list) -> list[float]:
     out = []
     for args in runs:
@@ -114,8 +119,8 @@ def measure(matrix: np.ndarray, queries: np.ndarray, size: int) -> dict:
     for q in queries:
         exact = np.argsort(-(rows @ q), kind="stable")[:K] + 1
         got = entry.nearest(q, K)[0]
-        recall10.append(len(set(got[:10]) & set(exact[:10])) / 10)
-        recall100.append(len(set(got) & set(exact)) / K)
+        recall10.append(recall_at(got, exact, 10))
+        recall100.append(recall_at(got, exact, K))
 
     def exact_scan(q):
         scores = rows @ q
@@ -160,8 +165,8 @@ def shortlists(matrix: np.ndarray, queries: np.ndarray, sizes: list[int], k: int
         vectors.SHORTLIST = chosen
     rows = []
     for size in sizes:
-        at10 = [len(set(g[:10]) & set(e[:10])) / 10 for g, e in zip(found[size], exact, strict=True)]
-        at_k = [len(set(g) & set(e)) / k for g, e in zip(found[size], exact, strict=True)]
+        at10 = [recall_at(g, e, 10) for g, e in zip(found[size], exact, strict=True)]
+        at_k = [recall_at(g, e, k) for g, e in zip(found[size], exact, strict=True)]
         rows.append({
             "shortlist": size,
             "recall@10": round(statistics.fmean(at10), 4),
