@@ -266,8 +266,10 @@ OPTIMIZE_SECONDS = 60.0
 OPTIMIZE_WRITES = 1000
 ANALYSIS_LIMIT = 1000
 BUSY_TIMEOUT_MS = 30_000  # SQLite: how long a statement waits for another connection's write lock
-# PostgreSQL: the longest statement psycopg keeps converted (`_cache_long_statements`).
+# PostgreSQL: the longest statement, and the most parameters, psycopg keeps converted
+# (`_cache_long_statements`).
 PSYCOPG_CACHED_STATEMENT_BYTES = 32_768
+PSYCOPG_CACHED_STATEMENT_PARAMS = 128
 log = logging.getLogger(__name__)
 
 
@@ -333,18 +335,30 @@ def configure_engine(engine: Engine) -> None:
 
 def _cache_long_statements() -> None:
     """psycopg turns a statement's `%(name)s` placeholders into PostgreSQL's `$n` by parsing its text, and
-    remembers the result only for statements of at most 4,096 bytes (`MAX_CACHED_STATEMENT_LENGTH`, which
-    keeps many different huge INSERTs out of its 128-entry cache). memory.query's ranking statement is
-    7-10 KB, one of a bounded set of shapes, run on every question: parsed again each time (0.07-0.1 ms
-    alone, ad hoc), it was a tenth of an API worker's samples holding the GIL under read-only load
-    (py-spy --gil). Raised to PSYCOPG_CACHED_STATEMENT_BYTES for the process; psycopg's own limit of 50
-    parameters still keeps multi-row INSERTs out. Where a psycopg release no longer has the setting,
-    nothing changes, and test_psycopg_keeps_memory_querys_statement_converted says so."""
+    remembers the result only for statements of at most 4,096 bytes and 50 parameters
+    (`MAX_CACHED_STATEMENT_LENGTH`, `MAX_CACHED_STATEMENT_PARAMS`: they keep the many different huge
+    INSERTs an ORM can send out of its 128-entry cache). memory.query's ranking statement is 5-16 KB, one
+    of a bounded set of shapes (`query.statement`'s own cache), run on every question:
+
+    - parsed again each time (0.07-0.1 ms alone, ad hoc), it was a tenth of an API worker's samples
+      holding the GIL under read-only load (py-spy --gil);
+    - with vectors it binds 55-59 parameters when many of the question's words score: at 100,000
+      memories nearly half the hybrid questions were parsed again, about 0.5 ms each on a slow machine.
+
+    Both raised for the process, to PSYCOPG_CACHED_STATEMENT_BYTES and PSYCOPG_CACHED_STATEMENT_PARAMS,
+    which hold every shape memory.query builds (16 scored words and every filter). A multi-row INSERT
+    small enough to be cached now costs one entry of the LRU. Where a psycopg release no longer has the
+    settings, nothing changes, and test_psycopg_keeps_memory_querys_statements_converted says so."""
     from psycopg import _queries
 
-    limit = getattr(_queries, "MAX_CACHED_STATEMENT_LENGTH", None)
-    if limit is not None and limit < PSYCOPG_CACHED_STATEMENT_BYTES:
-        _queries.MAX_CACHED_STATEMENT_LENGTH = PSYCOPG_CACHED_STATEMENT_BYTES
+    raised = {
+        "MAX_CACHED_STATEMENT_LENGTH": PSYCOPG_CACHED_STATEMENT_BYTES,
+        "MAX_CACHED_STATEMENT_PARAMS": PSYCOPG_CACHED_STATEMENT_PARAMS,
+    }
+    for name, wanted in raised.items():
+        limit = getattr(_queries, name, None)
+        if limit is not None and limit < wanted:
+            setattr(_queries, name, wanted)
 
 
 def _keep_statistics(engine: Engine) -> Callable[[], None]:

@@ -20,11 +20,13 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
+from jobs import embeddings
 from models import db
 from models.changes.mutations import create_memory
 from models.db import utcnow
 from models.retrieval import matching, query, ranking, term_stats
 from models.retrieval.matching import Plan, plan
+from tests.models.retrieval.retrieval_support import backfill_all, remember
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
 
 TOP = 3
@@ -559,26 +561,48 @@ def test_sqlite_statistics_wait_for_no_writer(app, make_agent, monkeypatch):
         writer.close()
 
 
-def test_psycopg_keeps_memory_querys_statement_converted(app, make_agent):
-    """psycopg remembers how it turned a statement's placeholders into PostgreSQL's only for statements up
-    to its MAX_CACHED_STATEMENT_LENGTH (4,096 bytes as shipped); memory.query's is longer, and the app
-    raises the limit for it (models/db.py, `_cache_long_statements`): the second search finds the first's
-    conversion in psycopg's cache instead of parsing the statement again."""
+# Sixteen words the question is scored by (ranking.WORD_SLOTS), each held by one memory of twenty.
+SCORED = (
+    "harbour lantern quarry meadow violin ledger orchard compass "
+    "granite saddle pottery beacon thistle canoe falcon tapestry"
+).split()
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["lexical", "hybrid"])
+def test_psycopg_keeps_memory_querys_statements_converted(app, make_agent, embedder, dense):
+    """psycopg remembers how it turned a statement's placeholders into PostgreSQL's only for statements of
+    at most MAX_CACHED_STATEMENT_LENGTH bytes and MAX_CACHED_STATEMENT_PARAMS parameters (4,096 and 50
+    as shipped). memory.query's ranking statement is longer, and with vectors and many scored words it
+    binds more parameters: the app raises both (models/db.py, `_cache_long_statements`), so a question's
+    second run finds the first's conversion in psycopg's cache instead of parsing the statement again.
+    Converted here as psycopg converts each statement it executes, both limits applied."""
     if db.engine.dialect.name != "postgresql":
         pytest.skip("psycopg's statement cache")
     from psycopg import _queries
+    from psycopg.adapt import Transformer
 
     agent = make_agent(role="supervisor")
-    create_memory(agent.id, "Maya plans a counselling course", actor="agent", category="profile")
-    question = {"text": "What course does Maya plan?", "categories": ["profile"]}
+    for word in SCORED:
+        remember(agent, f"Maya keeps the {word} notes in the blue folder", user_id="maya")
+    for number in range(4):
+        remember(agent, f"Maya's flight leaves at {number + 6} o'clock", user_id="maya")
+    backfill_all()
+    question = " ".join(SCORED)
+    vector = embeddings.query_vector(question) if dense else None
+    # A request filtered three ways, as an agent may ask: each filter binds a parameter more.
+    filters = {"user_id": "maya", "pinned": False, "updated_after": "2000-01-01"}
     with statements_sent("agent_memories") as sent:
-        query.search(agent.id, **question)
-    ranking = sent[-1][0].encode()
-    assert len(ranking) > 4096
-    assert len(ranking) <= _queries.MAX_CACHED_STATEMENT_LENGTH
-    encoding = db.session.connection().connection.dbapi_connection.info.encoding
+        query.search(
+            agent.id, text=question, categories=["profile"], filters=filters, dense=vector, bridge=False
+        )
+    ranking, params = sent[-1]
+    assert len(ranking.encode()) > 4096
+    if dense:
+        assert len(params) > 50  # past psycopg's own limit
+    converted = _queries.PostgresQuery(Transformer(db.session.connection().connection.dbapi_connection))
+    converted.convert(ranking, params)
     before = _queries._query2pg.cache_info()
-    _queries._query2pg(ranking, encoding)  # what psycopg looks up for it
+    converted.convert(ranking, params)  # what psycopg does when the question is asked again
     after = _queries._query2pg.cache_info()
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
 
