@@ -342,13 +342,14 @@ def _cache_long_statements() -> None:
 
     - parsed again each time (0.07-0.1 ms alone, ad hoc), it was a tenth of an API worker's samples
       holding the GIL under read-only load (py-spy --gil);
-    - with vectors it binds 55-59 parameters when many of the question's words score: at 100,000
-      memories nearly half the hybrid questions were parsed again, about 0.5 ms each on a slow machine.
+    - with vectors it binds more than 50 parameters when many of the question's words score: 55-59 for
+      bench.nl_latency's questions at 100,000 memories, nearly half the hybrid ones, each parsed again
+      in about 0.5 ms on a slow machine (ad hoc). Each filter a request sets binds one more (ten in all).
 
     Both raised for the process, to PSYCOPG_CACHED_STATEMENT_BYTES and PSYCOPG_CACHED_STATEMENT_PARAMS,
-    which hold every shape memory.query builds (16 scored words and every filter). A multi-row INSERT
-    small enough to be cached now costs one entry of the LRU. Where a psycopg release no longer has the
-    settings, nothing changes, and test_psycopg_keeps_memory_querys_statements_converted says so."""
+    past the largest of those shapes. A multi-row INSERT small enough to be cached now costs one entry of
+    the LRU. Where a psycopg release no longer has the settings, nothing changes, and
+    test_psycopg_keeps_memory_querys_statements_converted says so."""
     from psycopg import _queries
 
     raised = {

@@ -25,6 +25,7 @@ from models import db
 from models.changes.mutations import create_memory
 from models.db import utcnow
 from models.retrieval import matching, query, ranking, term_stats
+from models.retrieval.filters import EQUALITY_FILTERS, FILTERS
 from models.retrieval.matching import Plan, plan
 from tests.models.retrieval.retrieval_support import backfill_all, remember
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
@@ -572,8 +573,8 @@ SCORED = (
 def test_psycopg_keeps_memory_querys_statements_converted(app, make_agent, embedder, dense):
     """psycopg remembers how it turned a statement's placeholders into PostgreSQL's only for statements of
     at most MAX_CACHED_STATEMENT_LENGTH bytes and MAX_CACHED_STATEMENT_PARAMS parameters (4,096 and 50
-    as shipped). memory.query's ranking statement is longer, and with vectors and many scored words it
-    binds more parameters: the app raises both (models/db.py, `_cache_long_statements`), so a question's
+    as shipped). memory.query's ranking statement is longer, and with vectors, many scored words and
+    filters it binds more parameters: the app raises both (models/db.py, `_cache_long_statements`), so a question's
     second run finds the first's conversion in psycopg's cache instead of parsing the statement again.
     Converted here as psycopg converts each statement it executes, both limits applied."""
     if db.engine.dialect.name != "postgresql":
@@ -589,8 +590,11 @@ def test_psycopg_keeps_memory_querys_statements_converted(app, make_agent, embed
     backfill_all()
     question = " ".join(SCORED)
     vector = embeddings.query_vector(question) if dense else None
-    # A request filtered three ways, as an agent may ask: each filter binds a parameter more.
-    filters = {"user_id": "maya", "pinned": False, "updated_after": "2000-01-01"}
+    # The largest shape: every filter a request may set, each binding a parameter more.
+    filters = {name: "x" for name in EQUALITY_FILTERS} | {"user_id": "maya", "pinned": False}
+    filters |= {"importance_min": 0, "importance_max": 10}
+    filters |= {"updated_after": "2000-01-01", "updated_before": "2100-01-01"}
+    assert set(filters) == set(FILTERS)
     with statements_sent("agent_memories") as sent:
         query.search(
             agent.id, text=question, categories=["profile"], filters=filters, dense=vector, bridge=False
