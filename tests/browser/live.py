@@ -31,10 +31,16 @@ CHROMIUM_ARGS = [
 
 
 class LiveServer:
-    """werkzeug's threaded server on 127.0.0.1 and a free port, serving the given app."""
+    """werkzeug's threaded server on 127.0.0.1 and a free port, serving the given app. Leaving it waits for
+    the requests still being served: werkzeug makes their threads daemons, which `server_close` does not
+    wait for, and a request the browser gave up on (a page's periodic refresh, as its context closed) went
+    on holding a database connection past the test's app, whose engine was disposed meanwhile; the
+    connection, never closed, was collected during a later test (psycopg's ResourceWarning, an error
+    under the suite's warning filters)."""
 
     def __init__(self, app: Flask) -> None:
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.server.daemon_threads = False  # socketserver's server_close() then joins every request's thread
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, name="live-server", daemon=True)
 
