@@ -33,10 +33,11 @@ CHROMIUM_ARGS = [
 class LiveServer:
     """werkzeug's threaded server on 127.0.0.1 and a free port, serving the given app. Leaving it waits for
     the requests still being served: werkzeug makes their threads daemons, which `server_close` does not
-    wait for, and a request the browser gave up on (a page's periodic refresh, as its context closed) went
-    on holding a database connection past the test's app, whose engine was disposed meanwhile; the
-    connection, never closed, was collected during a later test (psycopg's ResourceWarning, an error
-    under the suite's warning filters)."""
+    wait for, so a request the browser gave up on as its context closed (a page's periodic refresh) could
+    go on holding a database connection past the test's app, whose engine's disposal closes only the
+    connections checked in. Such a connection is collected unclosed during a later test: psycopg's
+    ResourceWarning, an error under the suite's warning filters, as one PostgreSQL run saw at the start of
+    the browser tests that follow the jobs page's."""
 
     def __init__(self, app: Flask) -> None:
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
