@@ -337,8 +337,9 @@ def _cache_long_statements() -> None:
     """psycopg turns a statement's `%(name)s` placeholders into PostgreSQL's `$n` by parsing its text, and
     remembers the result only for statements of at most 4,096 bytes and 50 parameters
     (`MAX_CACHED_STATEMENT_LENGTH`, `MAX_CACHED_STATEMENT_PARAMS`: they keep the many different huge
-    INSERTs an ORM can send out of its 128-entry cache). memory.query's ranking statement is 5-16 KB, one
-    of a bounded set of shapes (`query.statement`'s own cache), run on every question:
+    INSERTs an ORM can send out of its 128-entry cache). memory.query's ranking statement (5.7-15.8 KB for
+    bench.nl_latency's questions) is one of a bounded set of shapes (`query.statement`'s own cache), run
+    on every question:
 
     - parsed again each time (0.07-0.1 ms alone, ad hoc), it was a tenth of an API worker's samples
       holding the GIL under read-only load (py-spy --gil);
