@@ -34,6 +34,7 @@ whose words most memories hold scores up to matching.POOL_SQLITE of them (`pytho
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -342,6 +343,9 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     rows = _sqlite_table(key, now)
     if rows < MIN_ROWS:
         return set()
+    # The memories a common word is held by at least, a whole number: the count stops there, so a
+    # fractional threshold (5 % of 5,882 is 294.1) would be one no capped count could reach.
+    enough = math.ceil(COMMON_SHARE * rows)
     known, missing = _cached_words(key, words, now)
     if missing:
         # Counted up to the threshold only: a common word costs a short walk of its posting list. One
@@ -349,13 +353,10 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i} LIMIT :cap)"
         counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
         values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
-        counts = {
-            missing[i]: int(n)
-            for i, n in db.session.execute(counting, {**values, "cap": int(COMMON_SHARE * rows)})
-        }
+        counts = {missing[i]: int(n) for i, n in db.session.execute(counting, {**values, "cap": enough})}
         _remember(key, counts, now)
         known.update(counts)
-    return {w for w, n in known.items() if n >= COMMON_SHARE * rows}
+    return {w for w, n in known.items() if n >= enough}
 
 
 def search_and_score(

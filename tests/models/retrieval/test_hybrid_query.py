@@ -349,6 +349,31 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
     term_stats.forget()
 
 
+def test_a_word_held_by_the_common_share_is_common_when_that_share_is_no_whole_number_of_memories(
+    app, make_agent, monkeypatch
+):
+    """Half of 15 memories is 7.5: a word 8 of them hold is common, one 7 hold is not. SQLite counts a
+    word's memories only up to the threshold, so the count must stop at a whole number it can reach (it
+    stopped at 7 and was compared with 7.5: on SQLite no word was ever common unless the share made a
+    whole number of the memories)."""
+    from models.retrieval import term_stats
+
+    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
+    monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
+    term_stats.forget()
+    agent = make_agent(role="supervisor")
+    remember(agent, "The user keeps a kayak in the shed")
+    for n in range(7):
+        remember(agent, f"The user mentioned report number {n}")
+        remember(agent, f"Maya weeded the garden on day {n}")
+    if db.engine.dialect.name == "postgresql":
+        db.session.commit()
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("ANALYZE agent_memories"))
+    assert term_stats.common_words(db.engine.dialect.name, ["user", "garden", "kayak"]) == {"user"}
+    term_stats.forget()
+
+
 def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_memories(
     app, make_agent, embedder
 ):
