@@ -20,7 +20,7 @@ from infra.queues import get_rq
 from jobs import embeddings
 from models import MemoryEmbedding, db
 from models.changes.mutations import soft_delete_memories
-from models.retrieval import fusion, matching, pgvector, query, vectors
+from models.retrieval import fusion, matching, pgvector, query, term_stats, vectors
 from tests.api_support import bearer
 from tests.models.retrieval.retrieval_support import (
     DIMS,
@@ -317,22 +317,33 @@ def test_the_matrix_picks_up_new_and_rewritten_vectors(app, make_agent, embedder
     assert vectors.cache().nbytes > 0
 
 
-def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_remains(
-    app, make_agent, monkeypatch
-):
-    """Long questions stay fast (models/retrieval/term_stats.py): a word most memories hold is not searched by."""
-    from models.retrieval import term_stats
-
+@pytest.fixture
+def half_is_common(monkeypatch):
+    """The common-words rule from ten memories, with a word half of them hold counted common; the word
+    figures are forgotten before and after, even when the test fails."""
     monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
     monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
     term_stats.forget()
-    agent = make_agent(role="supervisor")
-    rare = remember(agent, "The user keeps a kayak in the garage")
-    common = [remember(agent, f"The user mentioned report number {n}") for n in range(15)]
+    yield
+    term_stats.forget()
+
+
+def word_figures_gathered():
+    """PostgreSQL reads a word's share from pg_stats, which only ANALYZE fills; SQLite counts as it asks."""
     if db.engine.dialect.name == "postgresql":
         db.session.commit()
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(sa.text("ANALYZE agent_memories"))
+
+
+def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_remains(
+    app, make_agent, half_is_common
+):
+    """Long questions stay fast (models/retrieval/term_stats.py): a word most memories hold is not searched by."""
+    agent = make_agent(role="supervisor")
+    rare = remember(agent, "The user keeps a kayak in the garage")
+    common = [remember(agent, f"The user mentioned report number {n}") for n in range(15)]
+    word_figures_gathered()
     assert term_stats.searchable(db.engine.dialect.name, ["user", "kayak"]) == ["kayak"]
     assert term_stats.searchable(db.engine.dialect.name, ["user"]) == ["user"]  # nothing rarer: kept
     # Nor is it scored (SQLite's bm25() would read its whole posting list for its weight); stop words are.
@@ -346,32 +357,22 @@ def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_re
     )
     assert [h.id for h in hits] == [rare.id]
     assert len(query.search(agent.id, text="the user", categories=["profile"], top_k=20)) == len(common) + 1
-    term_stats.forget()
 
 
 def test_a_word_held_by_the_common_share_is_common_when_that_share_is_no_whole_number_of_memories(
-    app, make_agent, monkeypatch
+    app, make_agent, half_is_common
 ):
     """Half of 15 memories is 7.5: a word 8 of them hold is common, one 7 hold is not. SQLite counts a
     word's memories only up to the threshold, so the count must stop at a whole number it can reach (it
     stopped at 7 and was compared with 7.5: on SQLite no word was ever common unless the share made a
     whole number of the memories)."""
-    from models.retrieval import term_stats
-
-    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
-    monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
-    term_stats.forget()
     agent = make_agent(role="supervisor")
     remember(agent, "The user keeps a kayak in the shed")
     for n in range(7):
         remember(agent, f"The user mentioned report number {n}")
         remember(agent, f"Maya weeded the garden on day {n}")
-    if db.engine.dialect.name == "postgresql":
-        db.session.commit()
-        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(sa.text("ANALYZE agent_memories"))
+    word_figures_gathered()
     assert term_stats.common_words(db.engine.dialect.name, ["user", "garden", "kayak"]) == {"user"}
-    term_stats.forget()
 
 
 def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_memories(
