@@ -261,7 +261,7 @@ def search(
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
         held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
-    bridged = bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS])
+    bridged = _telling(bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
@@ -271,6 +271,20 @@ def search(
     if subject:
         hits = bridging.same_subject(hits, first, top_k, keep)
     return _own_figures(hits, first)
+
+
+def _telling(names: list[str]) -> list[str]:
+    """`names` without those too common to tell memories apart: each of a name's words held by
+    COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more (term_stats.common_words, the rule
+    a question's own words follow). A chat's speakers, named before every turn they said, lead to no
+    memory in particular: the hop would read a large share of the agent's turns for them and let in turns
+    that share nothing with the question but the speaker."""
+    if not names:
+        return names
+    words = {name: question_words(name) for name in names}
+    dialect = db.session.get_bind().dialect.name
+    common = term_stats.common_words(dialect, [word for each in words.values() for word in each])
+    return [name for name in names if not set(words[name]) <= common]
 
 
 def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:

@@ -1,11 +1,12 @@
 """Fixtures of memory.query's retrieval tests: the scripted embedding endpoint as the configured embedder,
-or none."""
+or none; the common-words rule (models/retrieval/term_stats.py) on a small table."""
 
 from __future__ import annotations
 
 import pytest
 
 from jobs import embeddings
+from models.retrieval import term_stats
 from tests.models.retrieval.retrieval_support import MODEL, embeddings_reply
 
 
@@ -30,3 +31,14 @@ def no_embedder(app, monkeypatch):
     embeddings._build.cache_clear()
     yield
     embeddings._build.cache_clear()
+
+
+@pytest.fixture
+def half_is_common(monkeypatch):
+    """The common-words rule from ten memories, with a word half of them hold counted common; the word
+    figures are forgotten before and after, even when the test fails."""
+    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
+    monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
+    term_stats.forget()
+    yield
+    term_stats.forget()

@@ -8,8 +8,10 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import sqlalchemy as sa
 
 from jobs import relations
+from models import db
 from models.changes.mutations import create_memory
 from tests.api_support import bearer
 from tests.scripted_llm import Reply
@@ -65,6 +67,14 @@ def ask(client, agent, question: str, **body) -> list[int]:
 def remember(agent, content: str, **fields):
     fields.setdefault("category", "profile")
     return create_memory(agent.id, content, actor="agent", memory_type="episodic", **fields)
+
+
+def word_figures_gathered() -> None:
+    """PostgreSQL reads a word's share from pg_stats, which only ANALYZE fills; SQLite counts as it asks."""
+    if db.engine.dialect.name == "postgresql":
+        db.session.commit()
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("ANALYZE agent_memories"))
 
 
 def backfill_all() -> int:

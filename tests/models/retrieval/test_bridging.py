@@ -6,12 +6,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+import sqlalchemy as sa
 
 from jobs import embeddings
-from models import db
+from models import AgentMemory, db
 from models.retrieval import bridging, query
 from tests.api_support import bearer
-from tests.models.retrieval.retrieval_support import backfill_all, remember
+from tests.models.retrieval.retrieval_support import backfill_all, remember, word_figures_gathered
+from tests.sql_statements import statements_sent
 
 FILLER = [
     "Zofia mentioned her cousin, Quinn, who lives in Kyoto.",
@@ -143,6 +145,55 @@ def test_the_hop_asks_for_the_names_alone_so_the_questions_words_do_not_crowd_th
     )
     db.session.rollback()
     assert hits[0].id == manager.id and service.id in [h.id for h in hits]
+
+
+# A chat stored turn by turn: Melanie, named before each of her turns and in two of Caroline's, is held by
+# 10 of its 16 memories; Dario by 2.
+CHAT = [
+    "Caroline: I painted a sunset over the lake last week, Melanie loved it.",
+    "Caroline: Went hiking at Snowdon on Sunday with Melanie and Dario.",
+    *(f"Caroline: {line}" for line in (
+        "The adoption agency called back this morning.", "My mentor sent me a reading list.",
+        "I finally fixed the leaking tap.", "The choir concert is on Friday.",
+        "I started a pottery class.", "My sister visits in the spring.",
+    )),
+    *(f"Melanie: {line}" for line in (
+        "The kids loved the beach trip.", "Our dog chewed my running shoes.",
+        "Work has been hectic this month.", "I baked bread for the first time.",
+        "We are camping in August.", "My husband bought a canoe.",
+        "The garden needs weeding again.", "Dario is teaching me to climb on Tuesdays.",
+    )),
+]  # fmt: skip
+
+
+def test_a_name_most_memories_carry_is_not_bridged_and_a_rarer_one_still_is(
+    make_agent, make_memory, half_is_common
+):
+    """A chat's speaker, named before every turn she said, leads to no memory in particular: the hop does
+    not ask for her (query._telling; term_stats.common_words, here from ten memories and half of them)."""
+    agent = make_agent(role="supervisor")
+    for turn in CHAT:
+        make_memory(agent, turn, memory_type="episodic", category="event")
+    word_figures_gathered()
+
+    def asked(question: str, bridge: bool) -> tuple[list[int], list[str]]:
+        query.search(agent.id, text=question, categories=["event"], top_k=5, bridge=bridge)  # figures cached
+        with statements_sent() as sent:
+            hits = query.search(agent.id, text=question, categories=["event"], top_k=5, bridge=bridge)
+        db.session.rollback()
+        return [h.id for h in hits], [str(parameters).lower() for _, parameters in sent]
+
+    # The leader names Caroline, whom the question names, and Melanie: nothing to bridge.
+    hits, sent = asked("What did Caroline paint last week?", bridge=True)
+    first, alone = asked("What did Caroline paint last week?", bridge=False)
+    assert hits == first and len(sent) == len(alone)
+    assert not any("melanie" in parameters for parameters in sent)
+    # The leader names Snowdon and Dario too, held by fewer: the hop asks for them, and finds Dario's turn.
+    hits, sent = asked("Where did Caroline go hiking on Sunday?", bridge=True)
+    first, alone = asked("Where did Caroline go hiking on Sunday?", bridge=False)
+    assert len(sent) > len(alone) and any("dario" in parameters for parameters in sent)
+    climbing = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.content.like("%climb%"))).one()
+    assert climbing in hits and climbing not in first
 
 
 def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory_once():

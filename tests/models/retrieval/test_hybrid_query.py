@@ -31,6 +31,7 @@ from tests.models.retrieval.retrieval_support import (
     concept_vector,
     paraphrase_set,
     remember,
+    word_figures_gathered,
 )
 from tests.scripted_llm import error
 from tests.sql_statements import never_analyzed, sqlite_plan, statements_sent
@@ -315,25 +316,6 @@ def test_the_matrix_picks_up_new_and_rewritten_vectors(app, make_agent, embedder
     ids, scores = vectors.nearest(agent.id, LABEL, probe, 5)
     assert ids[0] == second.id and scores[0] == pytest.approx(1.0, abs=1e-5)
     assert vectors.cache().nbytes > 0
-
-
-@pytest.fixture
-def half_is_common(monkeypatch):
-    """The common-words rule from ten memories, with a word half of them hold counted common; the word
-    figures are forgotten before and after, even when the test fails."""
-    monkeypatch.setattr(term_stats, "MIN_ROWS", 10)
-    monkeypatch.setattr(term_stats, "COMMON_SHARE", 0.5)
-    term_stats.forget()
-    yield
-    term_stats.forget()
-
-
-def word_figures_gathered():
-    """PostgreSQL reads a word's share from pg_stats, which only ANALYZE fills; SQLite counts as it asks."""
-    if db.engine.dialect.name == "postgresql":
-        db.session.commit()
-        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(sa.text("ANALYZE agent_memories"))
 
 
 def test_a_questions_common_words_are_left_out_of_the_search_when_a_rarer_one_remains(
