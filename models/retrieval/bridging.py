@@ -9,6 +9,13 @@ place's capitalised name, a hyphenated name such as a service's (`audit-trail`) 
 after the first ranking's leaders (`merged`). A question whose leader names nothing new, or asked with a
 threshold (which compares the question's own words), is answered by the first ranking alone.
 
+A name too common to tell memories apart — each of its words held by 5 % of all memories or more, in
+tables of 5,000 or more, the rule a question's own words follow (models/retrieval/term_stats.py) — is not
+asked for either (query._telling). A chat's speakers, named before every turn they said, often are such
+names; they lead to no memory in particular, and the hop let in turns found by the speaker's name alone
+(measured before and after on `friends_chat` and LoCoMo's turns, the sets that large: docs/benchmarks.md,
+"Conversational sets").
+
 A code of five characters or more (identifiers.CODE: a ticket's "ZD-4909", an order's) is not bridged:
 it names the one memory that holds it, nearly always the leader itself, so asking for it again would
 spend a name's place on a memory already found. ("Who is the manager of the person who fixed

@@ -276,9 +276,9 @@ def search(
 def _telling(names: list[str]) -> list[str]:
     """`names` without those too common to tell memories apart: each of a name's words held by
     COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more (term_stats.common_words, the rule
-    a question's own words follow). A chat's speakers, named before every turn they said, lead to no
-    memory in particular: the hop would read a large share of the agent's turns for them and let in turns
-    that share nothing with the question but the speaker."""
+    a question's own words follow). A chat's speakers, named before every turn they said, often are such
+    names: asked for, they lead to no memory in particular, and the hop would let in turns found by the
+    speaker's name alone."""
     if not names:
         return names
     words = {name: question_words(name) for name in names}
