@@ -166,7 +166,7 @@ CHAT = [
 ]  # fmt: skip
 
 
-def test_a_name_most_memories_carry_is_not_bridged_and_a_rarer_one_still_is(
+def test_a_name_too_common_to_tell_memories_apart_is_not_bridged_and_a_rarer_one_still_is(
     make_agent, make_memory, half_is_common
 ):
     """A chat's speaker, named before every turn she said, leads to no memory in particular: the hop does
