@@ -227,7 +227,8 @@ def search(
     around an event, the memories of that span around the event's and the leading hits' days
     (models/retrieval/timeline.py); else, hybrid, the memories holding a code the question names first
     (models/retrieval/identifiers.py), then a lexical hop through the names the leading hit carries and
-    the question does not (models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
+    the question does not, save those too common to tell memories apart (`_telling`;
+    models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
     its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
