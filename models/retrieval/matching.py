@@ -137,7 +137,7 @@ def match_text(dialect: str, terms: list[str], *, every: bool, agent_id: int | N
     return fts5_match(terms, every=every, agent_id=agent_id)
 
 
-def scoring_text(terms: list[str], others: list[str], agent_id: int) -> str:
+def scoring_text(terms: list[str], others: list[str], agent_id: int | None) -> str:
     """SQLite: the FTS5 query that scores a candidate by every word of the question, the search terms and
     the other words. It is matched against the candidates only (`_sqlite_pool`), all of which hold a
     search term, so it finds no more of them. FTS5's bm25() is a sum over the phrases of its query, each

@@ -388,16 +388,18 @@ def _first_ranking(
     }
     for i, name in enumerate(capped):
         params[f"cap_{i}"] = (rag_caps or {})[name]
+    # SQLite: the agent named in its full-text matches, unless it holds most of the index (term_stats).
+    in_match = agent_id if dialect != "postgresql" and terms and term_stats.names_agent(agent_id) else None
     if terms:
-        params["q_any"] = match_text(dialect, terms, every=False, agent_id=agent_id)
+        params["q_any"] = match_text(dialect, terms, every=False, agent_id=in_match)
     if found.common:
         params["q_common"] = match_text(dialect, found.common, every=False)
     if found.common and found.rare:
         params["q_rare"] = match_text(dialect, found.rare, every=False)
     if len(terms) > 1:
-        params["q_all"] = match_text(dialect, terms, every=True, agent_id=agent_id)
+        params["q_all"] = match_text(dialect, terms, every=True, agent_id=in_match)
     if others:
-        params["q_scored"] = scoring_text(terms, others, agent_id)
+        params["q_scored"] = scoring_text(terms, others, in_match)
     if threshold is not None:
         params["threshold"] = threshold
     if relative_threshold is not None:

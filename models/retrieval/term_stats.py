@@ -47,6 +47,10 @@ from models.retrieval.ranking import FTS_CONFIG, MIN_IDF, WORD_SLOTS, fts5_match
 
 COMMON_SHARE = 0.05
 MIN_ROWS = 5000
+# SQLite: an agent holding this share of the full-text index's memories or more is not named in its
+# questions' matches (`names_agent`). Not swept: it lies between the two cases measured, one agent holding
+# every memory (slower named) and ten agents holding a tenth each (quicker named).
+AGENT_SHARE = 0.5
 CACHE_SECONDS = 600.0
 MAX_WORDS = 50_000  # cached word figures per process; the oldest half is dropped past it
 LENGTH_SAMPLE = 2000  # PostgreSQL: memories sampled for the average length
@@ -320,6 +324,26 @@ def _sqlite_table(key: str, now: float) -> int:
     rows = db.session.execute(text("SELECT count(*) FROM agent_memories_fts_docsize")).scalar_one()
     _tables[key] = (now + CACHE_SECONDS, _Table(int(rows), {}, 1.0))
     return int(rows)
+
+
+def names_agent(agent_id: int) -> bool:
+    """SQLite: whether a question's full-text match names its agent (ranking.fts5_match): unless the agent
+    holds AGENT_SHARE of the index's memories or more. Named, the match skips every other agent's memories
+    (migration 0027); but the agent's term is in each of its memories, so where it holds most of the index
+    the match walks that term's long list for little to skip: one agent holding all of 10,000 memories
+    paid 0.55 ms a question for it (docs/benchmarks.md, "Natural-language questions"). Either way the
+    statement's WHERE clause keeps the agent's memories only, and the ranking is the same. The agent's
+    memories are counted up to that share, and cached like the word figures."""
+    key, now = _key(), time.monotonic()
+    enough = max(1, math.ceil(AGENT_SHARE * _sqlite_table(key, now)))
+    agent, cached = str(int(agent_id)), key + "#agents"
+    known, missing = _cached_words(cached, [agent], now)
+    if missing:
+        count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :q LIMIT :cap)"
+        held = db.session.execute(text(count), {"q": f'agent_id : "{agent}"', "cap": enough}).scalar_one()
+        _remember(cached, {agent: int(held)}, now)
+        known[agent] = int(held)
+    return known[agent] < enough
 
 
 def forget() -> None:

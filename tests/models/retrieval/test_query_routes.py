@@ -287,6 +287,7 @@ def test_sqlite_searches_its_full_text_index_once_per_question_not_once_per_memo
         agent.id, "Maya plans a counselling course", actor="agent", category="profile", user_id="u1"
     )
     assert never_analyzed()
+    term_stats.names_agent(agent.id)  # the agent's share of the index: counted once, cached, not a question's
     with statements_sent("agent_memories_fts MATCH") as statements:
         for filters in ({"user_id": "u1"}, None):
             hits = query.search(
@@ -369,6 +370,41 @@ def test_sqlite_full_text_match_reads_only_the_asking_agents_memories(app, make_
             )
         }
         assert matched and matched <= own
+
+
+def test_sqlite_full_text_match_leaves_out_an_agent_holding_most_of_the_index_and_ranks_alike(
+    app, make_agent, monkeypatch
+):
+    """An agent holding term_stats.AGENT_SHARE of the index's memories or more is not named in its
+    questions' full-text matches (its term would be in most rows: a long list to walk for little to skip),
+    and ranks as it would named; a smaller agent's matches still name it."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's FTS5 index")
+    big, small = make_agent(role="supervisor"), make_agent(role="supervisor")
+    for n in range(6):
+        create_memory(big.id, f"Maya plans course {n} in the garden", actor="agent", category="profile")
+    create_memory(big.id, "Maya plans a counselling course at the college", actor="agent", category="profile")
+    create_memory(small.id, "Maya plans a pottery course", actor="agent", category="profile")
+    create_memory(small.id, "Maya sold the kayak", actor="agent", category="profile")
+    question = "What course does Maya plan at the college?"
+
+    def asked(agent_id: int) -> tuple[list, list[str]]:
+        with statements_sent("agent_memories_fts MATCH") as sent:
+            hits = query.search(agent_id, text=question, categories=["profile"], top_k=10)
+        matches = [str(value) for _, parameters in sent for value in parameters if "content :" in str(value)]
+        assert matches
+        return [(hit.id, hit.relevance) for hit in hits], matches
+
+    ranked, matches = asked(big.id)
+    assert not any(match.startswith("agent_id :") for match in matches)
+    assert all(match.startswith(f'agent_id : "{small.id}" AND ') for match in asked(small.id)[1])
+
+    term_stats.forget()
+    monkeypatch.setattr(term_stats, "AGENT_SHARE", 1.01)  # no agent holds more than all: each one named
+    named, matches = asked(big.id)
+    assert all(match.startswith(f'agent_id : "{big.id}" AND ') for match in matches)
+    assert [hit_id for hit_id, _ in named] == [hit_id for hit_id, _ in ranked] and len(ranked) == 7
+    assert [relevance for _, relevance in named] == pytest.approx([relevance for _, relevance in ranked])
 
 
 def test_a_number_in_the_question_matches_memories_words_not_an_agents_id(app, make_agent):
@@ -506,6 +542,7 @@ def test_sqlite_gets_statistics_and_then_looks_one_users_few_matches_up_by_id(ap
 
     _checked_in()  # within OPTIMIZE_SECONDS of start-up: nothing analyzed yet
     assert never_analyzed()
+    term_stats.names_agent(agent_id)  # the agent's share of the index: counted once, cached, not a question's
     assert [s for s in plan() if "USING INDEX ix_agent_memories_agent_user" in s]
     monkeypatch.setattr(DB_MODULE, "OPTIMIZE_SECONDS", 0.0)
     _checked_in()
