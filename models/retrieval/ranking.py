@@ -111,10 +111,11 @@ def fts5_match(words: Sequence[str], *, every: bool, agent_id: int | None = None
 
     FTS5's index `agent_memories_fts` (migration 0027) holds each memory's words (`content`) and its
     agent's id (`agent_id`), so that a question matches within its agent's memories instead of reading
-    every agent's (save an agent holding most of the index: term_stats.names_agent). The words' column is always named: a number in a question ("room 4") must not match
-    agent 4's id. bm25() weighs the agent's column 0 (`lexical_score`), but FTS5 counts its one token in a
-    memory's length and in the average length, so SQLite's lengths are one more than the memory's words:
-    scores a little apart from PostgreSQL's, most for the shortest memories."""
+    every agent's (save an agent holding most of the index: term_stats.names_agent). The words' column is
+    always named: a number in a question ("room 4") must not match agent 4's id. bm25() weighs the
+    agent's column 0 (`lexical_score`), but FTS5 counts its one token in a memory's length and in the
+    average length, so SQLite's lengths are one more than the memory's words: scores a little apart from
+    PostgreSQL's, most for the shortest memories."""
     quoted = (" " if every else " OR ").join('"' + word.replace('"', '""') + '"' for word in words)
     found = f"content : ({quoted})"
     return found if agent_id is None else f'agent_id : "{int(agent_id)}" AND {found}'
