@@ -326,6 +326,11 @@ def _sqlite_table(key: str, now: float) -> int:
     return int(rows)
 
 
+# SQLite: the memories an FTS5 query (bound as :{match}) matches, counted up to :cap only, so that a common
+# word or a large agent costs a short walk of its posting list.
+_CAPPED_COUNT = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :{match} LIMIT :cap)"
+
+
 def names_agent(agent_id: int) -> bool:
     """SQLite: whether a question's full-text match names its agent (ranking.fts5_match): unless the agent
     holds AGENT_SHARE of the index's memories or more. Named, the match skips every other agent's memories
@@ -339,8 +344,8 @@ def names_agent(agent_id: int) -> bool:
     agent, cached = str(int(agent_id)), key + "#agents"
     known, missing = _cached_words(cached, [agent], now)
     if missing:
-        count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :q LIMIT :cap)"
-        held = db.session.execute(text(count), {"q": f'agent_id : "{agent}"', "cap": enough}).scalar_one()
+        counting = text(_CAPPED_COUNT.format(match="q"))
+        held = db.session.execute(counting, {"q": f'agent_id : "{agent}"', "cap": enough}).scalar_one()
         _remember(cached, {agent: int(held)}, now)
         known[agent] = int(held)
     return known[agent] < enough
@@ -348,7 +353,7 @@ def names_agent(agent_id: int) -> bool:
 
 def forget() -> None:
     """Drop every cached figure of this process, so the next question reads them afresh: for tests that
-    change MIN_ROWS or COMMON_SHARE, which the cached figures were judged by."""
+    change MIN_ROWS, COMMON_SHARE or AGENT_SHARE, which the cached figures were judged by."""
     with _lock:
         _tables.clear()
         _words.clear()
@@ -374,8 +379,11 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     if missing:
         # Counted up to the threshold only: a common word costs a short walk of its posting list. One
         # statement for every missing word.
-        count = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i} LIMIT :cap)"
-        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
+        counting = text(
+            " UNION ALL ".join(
+                f"SELECT {i}, ({_CAPPED_COUNT.format(match=f'w{i}')})" for i in range(len(missing))
+            )
+        )
         values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
         counts = {missing[i]: int(n) for i, n in db.session.execute(counting, {**values, "cap": enough})}
         _remember(key, counts, now)
