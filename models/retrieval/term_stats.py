@@ -299,12 +299,18 @@ def question_weight(matches: Iterable[int], rows: int) -> float:
     return max(sum(idf(n, rows) for n in matches), MIN_IDF)
 
 
+# SQLite: where each word's whole count of memories is cached (`sqlite_weight`; `common_words` keeps there
+# the counts that stopped short of its cap).
+_WHOLE = "{key}#memories"
+
+
 def sqlite_weight(words: Sequence[str]) -> float:
     """SQLite: `question_weight` of `words`, each word's memories counted in the FTS5 index (porter-stemmed
-    like the search, over the whole index as bm25() counts them), cached like the other word figures."""
+    like the search, over the whole index as bm25() counts them), cached like the other word figures: a
+    word `common_words` has counted short of its cap costs no statement more."""
     if not words:
         return 1.0
-    key, now = _key() + "#memories", time.monotonic()
+    key, now = _WHOLE.format(key=_key()), time.monotonic()
     rows = _sqlite_table(_key(), now)
     known, missing = _cached_words(key, words, now)
     if missing:
@@ -387,6 +393,9 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
         values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
         counts = {missing[i]: int(n) for i, n in db.session.execute(counting, {**values, "cap": enough})}
         _remember(key, counts, now)
+        # A count that stopped short of the cap is the word's whole count, the figure `sqlite_weight`
+        # counts (the same match over the same index): kept for it too, a statement less per new word.
+        _remember(_WHOLE.format(key=key), {w: n for w, n in counts.items() if n < enough}, now)
         known.update(counts)
     return {w for w, n in known.items() if n >= enough}
 

@@ -357,6 +357,28 @@ def test_a_word_held_by_the_common_share_is_common_when_that_share_is_no_whole_n
     assert term_stats.common_words(db.engine.dialect.name, ["user", "garden", "kayak"]) == {"user"}
 
 
+def test_sqlite_weighs_a_word_by_the_count_the_common_words_rule_finished_and_recounts_one_it_cut_short(
+    app, make_agent, half_is_common
+):
+    """A word's memories counted for the common-words rule stop at its threshold; a count that stopped
+    short of it is the word's whole count, which the question's weight needs: no second statement reads
+    it. A count the threshold cut short is read whole."""
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite counts a word's memories in its FTS5 index")
+    agent = make_agent(role="supervisor")
+    remember(agent, "The user keeps a kayak in the shed")
+    for n in range(7):
+        remember(agent, f"The user mentioned report number {n}")
+        remember(agent, f"Maya weeded the garden on day {n}")
+    assert term_stats.common_words("sqlite", ["user", "garden", "kayak"]) == {"user"}
+    with statements_sent("agent_memories_fts") as sent:
+        weight = term_stats.sqlite_weight(["garden", "kayak"])
+    assert sent == [] and weight == term_stats.question_weight([7, 1], 15)
+    with statements_sent("agent_memories_fts") as sent:
+        weight = term_stats.sqlite_weight(["user", "kayak"])
+    assert len(sent) == 1 and weight == term_stats.question_weight([8, 1], 15)
+
+
 def test_sqlite_looks_the_nearest_memories_up_by_id_not_by_walking_the_agents_memories(
     app, make_agent, embedder
 ):
