@@ -42,7 +42,8 @@ machine's drift falls on all alike:
 Reported per system and question kind: recall@5 and @10 (the share of a question's evidence memories in
 the top k, averaged), MRR@10 (the first evidence memory's rank); per timed system p50 / p95 per question
 (embedding included); for memory.query the embedding's share of a question, and the resident memory the
-embedder added. Everything is written under a temporary directory; loopback only; it stops by itself.
+embedder added; for memory.query, hybrid and lexical, the SQL statements a question sent on average (a
+figure the machine's speed does not move, so runs of different hours compare). Everything is written under a temporary directory; loopback only; it stops by itself.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class Console:
         os.environ["EMBEDDINGS"] = "local"
         os.environ.setdefault("LLM_OFFLINE", "1")
         from flask_migrate import upgrade
+        from sqlalchemy import event
 
         from console import create_app
         from models import db
@@ -143,8 +145,15 @@ class Console:
         self.agents: dict[str, int] = {}
         self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
         self.embed_ms: list[float] = []
+        # The SQL statements each question of a mode sent: a figure the machine's speed does not move.
+        self.statements: dict[str, list[int]] = defaultdict(list)
+        self._sent = 0
+        event.listen(db.engine, "before_cursor_execute", self._count)
         self.dated = dated
         self.now: dict[str, datetime] = {}  # `dated`: when each agent's questions are asked (`dated_now`)
+
+    def _count(self, *_: object) -> None:
+        self._sent += 1
 
     def add(self, key: str, memories: list[dict]) -> None:
         from jobs import relations
@@ -181,8 +190,10 @@ class Console:
             vector = self.embedder.embed([question], query=True)[0]  # no cache: each question pays it
             self.embed_ms.append((time.perf_counter() - started) * 1000)
             dense = (self.embedder.label, vector)
+        sent = self._sent
         hits = query.search(self.agents[key], text=question, categories=[CATEGORY], top_k=10, dense=dense,
                             mode=mode, now=self.asked_at(key))  # fmt: skip
+        self.statements[mode].append(self._sent - sent)
         self.db.session.rollback()
         return [self.set_id[h.id] for h in hits]
 
@@ -272,6 +283,7 @@ def run(
                     ask[system](agent["key"], question["text"] + " ?")
         if console is not None:
             console.embed_ms.clear()
+            console.statements.clear()
         times: dict[str, list[float]] = defaultdict(list)
         scores: dict[tuple[str, str], list[dict]] = defaultdict(list)
         n = 0
@@ -297,6 +309,9 @@ def run(
                     }
             if system in TIMED:
                 row["p50_ms"], row["p95_ms"] = pct(times[system], 0.5), pct(times[system], 0.95)
+            if system.startswith("memory.query") and console is not None:
+                sent = console.statements["lexical" if system.endswith("lexical") else "hybrid"]
+                row["statements_per_question"] = round(sum(sent) / len(sent), 2) if sent else None
             if system == "memory.query" and console is not None and console.embed_ms:
                 row["embed_p50_ms"] = pct(console.embed_ms, 0.5)
                 row["embed_share"] = round(sum(console.embed_ms) / sum(times[system]), 2)
@@ -376,6 +391,10 @@ def section(results: list[dict]) -> str:
                 lines += ["", f"memory.query's embedder: {row['embedder']}; a question's embedding p50 "
                           f"{row['embed_p50_ms']} ms, {row['embed_share']:.0%} of memory.query's time; the embedder "
                           f"added {row['embedder_rss_mb']} MB of resident memory."]  # fmt: skip
+        sent = [f"{row['system']} {row['statements_per_question']}" for row in result["rows"]
+                if row.get("statements_per_question") is not None]  # fmt: skip
+        if sent:
+            lines += ["", f"SQL statements a question sent, on average: {', '.join(sent)}."]
         lines.append("")
     return "\n".join(lines)
 

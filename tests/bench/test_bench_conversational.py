@@ -183,3 +183,18 @@ def test_the_ablations_without_the_hops_and_by_the_vectors_alone_tell_the_sweep_
     assert conversational_choices._undone("no second hops")() == {"undone": "no second hops", "hops": False}
     alone = conversational_choices._undone("the vectors alone")()
     assert alone == {"undone": "the vectors alone", "mode": "dense"}
+
+
+def test_the_section_reports_the_statements_a_question_sent_for_memory_querys_rows_that_counted_them():
+    def row(system: str, statements: float | None = None) -> dict:
+        figures = {"recall@5": 0.5, "recall@10": 0.75, "mrr@10": 0.5, "n": 2}
+        counted = {} if statements is None else {"statements_per_question": statements}
+        return {"system": system, "all": figures} | counted
+
+    result = {"set": "life_log", "seed": 0, "held_out": False, "generated": "2026-12-02", "machine": "x",
+              "load_average": 0.0, "agents": 1, "memories": 3, "questions": 2,
+              "rows": [row("memory.query", 2.33), row("memory.query lexical", 1.5), row("BM25")]}  # fmt: skip
+    text = conversational.section([result])
+    assert "SQL statements a question sent, on average: memory.query 2.33, memory.query lexical 1.5." in text
+    result["rows"] = [row("BM25")]
+    assert "SQL statements" not in conversational.section([result])
