@@ -43,7 +43,8 @@ Reported per system and question kind: recall@5 and @10 (the share of a question
 the top k, averaged), MRR@10 (the first evidence memory's rank); per timed system p50 / p95 per question
 (embedding included); for memory.query the embedding's share of a question, and the resident memory the
 embedder added; for memory.query, hybrid and lexical, the SQL statements a question sent on average (a
-figure the machine's speed does not move, so runs of different hours compare). Everything is written under a temporary directory; loopback only; it stops by itself.
+figure the machine's speed does not move, so runs of different hours compare). Everything is written
+under a temporary directory; loopback only; it stops by itself.
 """
 
 from __future__ import annotations
