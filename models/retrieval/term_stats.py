@@ -314,10 +314,7 @@ def sqlite_weight(words: Sequence[str]) -> float:
     rows = _sqlite_table(_key(), now)
     known, missing = _cached_words(key, words, now)
     if missing:
-        count = "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH :w{i}"
-        counting = text(" UNION ALL ".join(f"SELECT {i}, ({count.format(i=i)})" for i in range(len(missing))))
-        values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
-        counts = {missing[i]: int(n) for i, n in db.session.execute(counting, values)}
+        counts = _word_counts(missing)
         _remember(key, counts, now)
         known.update(counts)
     return question_weight((known[w] for w in words), rows)
@@ -335,6 +332,21 @@ def _sqlite_table(key: str, now: float) -> int:
 # SQLite: the memories an FTS5 query (bound as :{match}) matches, counted up to :cap only, so that a common
 # word or a large agent costs a short walk of its posting list.
 _CAPPED_COUNT = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE agent_memories_fts MATCH :{match} LIMIT :cap)"
+_WHOLE_COUNT = "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH :{match}"
+
+
+def _word_counts(words: Sequence[str], cap: int | None = None) -> dict[str, int]:
+    """SQLite: each word's memories in the FTS5 index (porter-stemmed like the search, over the whole index
+    as bm25() counts them), every word in one statement; up to `cap` only, when given. One match for both
+    kinds of count, so a capped count that stops short of its cap is the whole count (`common_words`)."""
+    count = _WHOLE_COUNT if cap is None else _CAPPED_COUNT
+    counting = text(
+        " UNION ALL ".join(f"SELECT {i}, ({count.format(match=f'w{i}')})" for i in range(len(words)))
+    )
+    values: dict[str, Any] = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(words)}
+    if cap is not None:
+        values["cap"] = cap
+    return {words[i]: int(n) for i, n in db.session.execute(counting, values)}
 
 
 def names_agent(agent_id: int) -> bool:
@@ -383,18 +395,11 @@ def common_words(dialect: str, words: Sequence[str]) -> set[str]:
     enough = math.ceil(COMMON_SHARE * rows)
     known, missing = _cached_words(key, words, now)
     if missing:
-        # Counted up to the threshold only: a common word costs a short walk of its posting list. One
-        # statement for every missing word.
-        counting = text(
-            " UNION ALL ".join(
-                f"SELECT {i}, ({_CAPPED_COUNT.format(match=f'w{i}')})" for i in range(len(missing))
-            )
-        )
-        values = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(missing)}
-        counts = {missing[i]: int(n) for i, n in db.session.execute(counting, {**values, "cap": enough})}
+        # Counted up to the threshold only: a common word costs a short walk of its posting list.
+        counts = _word_counts(missing, cap=enough)
         _remember(key, counts, now)
         # A count that stopped short of the cap is the word's whole count, the figure `sqlite_weight`
-        # counts (the same match over the same index): kept for it too, a statement less per new word.
+        # counts (`_word_counts`): kept for it too, a statement less per new word.
         _remember(_WHOLE.format(key=key), {w: n for w, n in counts.items() if n < enough}, now)
         known.update(counts)
     return {w for w, n in known.items() if n >= enough}
