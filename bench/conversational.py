@@ -99,6 +99,10 @@ SWEEP_FLAGS = {
     "--sweep-share": ("share", "the fusion's lexical share, dated"),
     "--sweep-nearest": ("nearest", "how many memories nearest by vector join the candidates, dated"),
     "--sweep-openers": ("openers", "whether a sentence's first word is taken as a name, dated"),
+    "--sweep-crowded": (
+        "crowded",
+        "how many of its agent's memories a name the hop asks for may be held by, dated",
+    ),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

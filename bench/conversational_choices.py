@@ -2,7 +2,8 @@
 fusion's lexical share, the second hop's settings, the leading hit's user's memories, recency's weight and
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
 counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, whether a
-sentence's first word is taken as a name, and each choice undone in turn.
+sentence's first word is taken as a name, how many of its agent's memories a name the second hop asks for
+may be held by, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -13,13 +14,14 @@ sentence's first word is taken as a name, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-share [--json F]
     .venv/bin/python -m bench.conversational --sweep-nearest [--json F]
     .venv/bin/python -m bench.conversational --sweep-openers [--json F]
+    .venv/bin/python -m bench.conversational --sweep-crowded [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share, nearest and openers sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share, nearest, openers and crowded sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -48,11 +50,14 @@ SUBJECTS = [(4, 0), (4, 3), (4, 4), (4, 5), (3, 4), (5, 4)]
 # (recency's weight, its scale in days): relevance takes what recency gives up, importance keeps its 0.15,
 # so a score still sums to at most 1 beside the relations boost.
 RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for days in (30.0, 90.0, 365.0)]
+# How many of its agent's memories a name may be held by and still be asked for by the second hop
+# (term_stats.CROWDED; None: any number).
+CROWDED_COUNTS = (None, 200, 100, 50, 25, 12, 6, 4, 3)
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest", "openers")
+DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded")
 # A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
 _SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
@@ -170,6 +175,17 @@ def _openers(skip: bool) -> Callable[[], dict]:
     return setting
 
 
+def _crowded(most: int | None) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import term_stats
+
+        term_stats.CROWDED = most
+        term_stats.forget()  # the cached counts stop at the setting's cap
+        return {"crowded": most}
+
+    return setting
+
+
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -231,6 +247,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_openers(False), False), (_openers(True), False)]
     if kind == "subjects":
         return [(_subject(subject), False) for subject in SUBJECTS]
+    if kind == "crowded":
+        return [(_crowded(most), False) for most in CROWDED_COUNTS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
     if kind == "scale":
@@ -245,9 +263,9 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
 
 
 def _reset() -> None:
-    from models.retrieval import bridging, fusion, identifiers, query, ranking, timeline
+    from models.retrieval import bridging, fusion, identifiers, query, ranking, term_stats, timeline
 
-    for module in (ranking, fusion, bridging, identifiers, timeline, query):
+    for module in (ranking, term_stats, fusion, bridging, identifiers, timeline, query):
         importlib.reload(module)  # every constant and function back as chosen
     query.statement.cache_clear()
 
@@ -262,7 +280,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     "missing": the cosine a lexical candidate outside the nearest counts, each of fusion.MISSING_COSINES, dated;
     "share": the mix's lexical share at each of DATED_SHARES, dated; "nearest": how many memories nearest by
     vector join the candidates, each of NEAREST, dated; "openers": names read as memory.query reads them
-    and without the capitalised words a sentence opens with (`_openers`), dated;
+    and without the capitalised words a sentence opens with (`_openers`), dated; "crowded": how many of its
+    agent's memories a name the second hop asks for may be held by, each of CROWDED_COUNTS, dated;
     "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 

@@ -14,7 +14,12 @@ tables of 5,000 or more, the rule a question's own words follow (models/retrieva
 asked for either (query._telling). A chat's speakers, named before every turn they said, often are such
 names; they lead to no memory in particular, and the hop let in turns found by the speaker's name alone
 (measured before and after on `friends_chat` and LoCoMo's turns, the sets that large: docs/benchmarks.md,
-"Conversational sets").
+"Conversational sets"). Nor is a name held by CROWDED of the agent's own memories or more
+(term_stats.crowded_words): the one who shares each chat with the agent's speaker, named before half its
+turns, though the whole index holds her too seldom for the first rule. Asked alone, a name held by that
+many — twice the HOP hits let in — leaves the hop's ranking nothing to tell them apart by, and it let in
+whichever were shortest (chosen dated on the development sets, `python -m bench.conversational
+--sweep-crowded`: docs/benchmarks.md, "Conversational sets").
 
 A code of five characters or more (identifiers.CODE: a ticket's "ZD-4909", an order's) is not bridged:
 it names the one memory that holds it, nearly always the leader itself, so asking for it again would

@@ -262,7 +262,7 @@ def search(
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
         held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
-    bridged = _telling(bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
+    bridged = _telling(agent_id, bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
@@ -274,17 +274,18 @@ def search(
     return _own_figures(hits, first)
 
 
-def _telling(names: list[str]) -> list[str]:
-    """`names` without those too common to tell memories apart: each of a name's words held by
-    COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more (term_stats.common_words, the rule
-    a question's own words follow). A chat's speakers, named before every turn they said, often are such
-    names: asked for, they lead to no memory in particular, and the hop would let in turns found by the
-    speaker's name alone."""
+def _telling(agent_id: int, names: list[str]) -> list[str]:
+    """`names` without those too common to tell memories apart (models/retrieval/bridging.py): each of a
+    name's words held by COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more
+    (term_stats.common_words, the rule a question's own words follow), or by CROWDED of the agent's own
+    memories or more (term_stats.crowded_words)."""
     if not names:
         return names
     words = {name: question_words(name) for name in names}
     dialect = db.session.get_bind().dialect.name
-    common = term_stats.common_words(dialect, [word for each in words.values() for word in each])
+    every = list(dict.fromkeys(word for each in words.values() for word in each))
+    common = term_stats.common_words(dialect, every)
+    common |= term_stats.crowded_words(dialect, agent_id, [word for word in every if word not in common])
     return [name for name in names if not set(words[name]) <= common]
 
 

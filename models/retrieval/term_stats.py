@@ -4,11 +4,10 @@ BM25 weighs the words by.
 Too common to search by — the defence against long questions. A natural-language question ORs together
 half a dozen words after its stop words are gone, and one of them is often a word most memories contain
 ("user" in "What did the user decide about the budget?"). Matching that word alone makes every memory a
-candidate: the full-text engine reads its whole posting list and scores every row, which is what made
-such questions slow (bench/results/retrieval_notes.section.md). Its weight in the score is small anyway — the
-rarer a word, the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left
-out of the search, as long as a rarer one remains (a question made only of common words keeps them all). It
-still weighs in the score of the memories the other words find (models/retrieval/ranking.py).
+candidate: the full-text engine reads its whole posting list and scores every row, which is what made such
+questions slow (bench/results/retrieval_notes.section.md). Its weight in the score is small anyway — the rarer
+a word, the more it counts in BM25 — so a word found in at least COMMON_SHARE of all memories is left out of
+the search, as long as a rarer one remains (a question made only of common words keeps them all).
 
 How common a word is, per database (both cached per process for CACHE_SECONDS, so a question costs no
 extra statement once its words have been seen):
@@ -25,11 +24,12 @@ Tables under MIN_ROWS memories are counted afresh for every question (cheap ther
 ones are cached like the rest: N from the table's statistics, the average length from a sample of its
 pages, the same pages in every process (REPEATABLE), so one question gets one answer whichever process asks.
 
-All are whole-table figures, not per agent. Tables under MIN_ROWS memories are never pruned: there a
-word most memories hold is often the one a question shares with its answer (a person's name), and
-leaving it out cost the labelled set much of its lexical recall. The price is speed: on SQLite a question
-whose words most memories hold scores up to matching.POOL_SQLITE of them (`python -m bench.nl_latency
---database sqlite --memories 2500`; bench/results/retrieval_notes.section.md).
+All are whole-table figures, not per agent, save the two an agent's own memories give (`names_agent`,
+`crowded_words`). Tables under MIN_ROWS memories are never pruned: there a word most memories hold is
+often the one a question shares with its answer (a person's name), and leaving it out cost the labelled
+set much of its lexical recall. The price is speed: on SQLite a question whose words most memories hold
+scores up to matching.POOL_SQLITE of them (`python -m bench.nl_latency --database sqlite --memories
+2500`; bench/results/retrieval_notes.section.md).
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ MIN_ROWS = 5000
 # questions' matches (`names_agent`). Not swept: it lies between the two cases measured, one agent holding
 # every memory (slower named) and ten agents holding a tenth each (quicker named).
 AGENT_SHARE = 0.5
+# A name held by this many of its agent's own memories or more is asked for by no second hop (query._telling),
+# chosen on the development sets (`python -m bench.conversational --sweep-crowded`). None: no such rule.
+CROWDED = 6
 CACHE_SECONDS = 600.0
 MAX_WORDS = 50_000  # cached word figures per process; the oldest half is dropped past it
 LENGTH_SAMPLE = 2000  # PostgreSQL: memories sampled for the average length
@@ -211,6 +214,8 @@ _WORDS = text(
     f"SELECT w, stems, q::text, CASE WHEN stems <@ CAST(:listed AS text[]) THEN NULL ELSE {_MATCHES} END "
     f"FROM ({_STEMMED}) AS s"
 )
+_AGENT_MATCHES = _MATCHES.replace("WHERE", "WHERE agent_id = :agent_id AND", 1)
+_AGENT_WORDS = text(f"SELECT w, {_AGENT_MATCHES} FROM ({_STEMMED}) AS s")  # `crowded_words`
 # Under MIN_ROWS memories: every figure counted (each scan stops at :cap = MIN_ROWS rows, so a large table
 # not yet analyzed, whose pg_class row still says 0, costs no more).
 _AFRESH = text(
@@ -335,15 +340,18 @@ _CAPPED_COUNT = "SELECT count(*) FROM (SELECT 1 FROM agent_memories_fts WHERE ag
 _WHOLE_COUNT = "SELECT count(*) FROM agent_memories_fts WHERE agent_memories_fts MATCH :{match}"
 
 
-def _word_counts(words: Sequence[str], cap: int | None = None) -> dict[str, int]:
+def _word_counts(words: Sequence[str], cap: int | None = None, agent_id: int | None = None) -> dict[str, int]:
     """SQLite: each word's memories in the FTS5 index (porter-stemmed like the search, over the whole index
-    as bm25() counts them), every word in one statement; up to `cap` only, when given. One match for both
-    kinds of count, so a capped count that stops short of its cap is the whole count (`common_words`)."""
+    as bm25() counts them, or `agent_id`'s memories only), every word in one statement; up to `cap` only,
+    when given. One match for both kinds of count, so a capped count that stops short of its cap is the
+    whole count (`common_words`)."""
     count = _WHOLE_COUNT if cap is None else _CAPPED_COUNT
     counting = text(
         " UNION ALL ".join(f"SELECT {i}, ({count.format(match=f'w{i}')})" for i in range(len(words)))
     )
-    values: dict[str, Any] = {f"w{i}": fts5_match([w], every=False) for i, w in enumerate(words)}
+    values: dict[str, Any] = {
+        f"w{i}": fts5_match([w], every=False, agent_id=agent_id) for i, w in enumerate(words)
+    }
     if cap is not None:
         values["cap"] = cap
     return {words[i]: int(n) for i, n in db.session.execute(counting, values)}
@@ -371,10 +379,29 @@ def names_agent(agent_id: int) -> bool:
 
 def forget() -> None:
     """Drop every cached figure of this process, so the next question reads them afresh: for tests that
-    change MIN_ROWS, COMMON_SHARE or AGENT_SHARE, which the cached figures were judged by."""
+    change MIN_ROWS, COMMON_SHARE, AGENT_SHARE or CROWDED, which the cached figures were judged by."""
     with _lock:
         _tables.clear()
         _words.clear()
+
+
+def crowded_words(dialect: str, agent_id: int, words: Sequence[str]) -> set[str]:
+    """The words among `words` held by CROWDED of the agent's own memories or more (none when CROWDED is
+    None), counted up to CROWDED through the full-text index and cached per agent. A count, not a share:
+    the names hop lets in a few hits, and cannot choose among more (models/retrieval/bridging.py)."""
+    if CROWDED is None or not words:
+        return set()
+    key, now = f"{_key()}#crowded{int(agent_id)}", time.monotonic()
+    known, missing = _cached_words(key, words, now)
+    if missing:
+        if dialect == "postgresql":
+            values = {"agent_id": agent_id, "words": array_literal(missing), "cap": CROWDED}
+            counts = {word: int(n) for word, n in db.session.execute(_AGENT_WORDS, values)}
+        else:
+            counts = _word_counts(missing, cap=CROWDED, agent_id=agent_id)
+        _remember(key, counts, now)
+        known.update(counts)
+    return {w for w in words if known[w] >= CROWDED}
 
 
 def common_words(dialect: str, words: Sequence[str]) -> set[str]:

@@ -85,6 +85,7 @@ ONE_CONSTANT_SWEEPS = {
     "missing": ("fusion", "MISSING_COSINE", "missing cosine", "MISSING_COSINES", "floor"),
     "share": ("fusion", "MIX_LEXICAL", "lexical_share", "DATED_SHARES", 0.6),
     "nearest": ("fusion", "DENSE_K", "nearest", "NEAREST", 25),
+    "crowded": ("term_stats", "CROWDED", "crowded", "CROWDED_COUNTS", 6),
 }
 
 
@@ -151,7 +152,7 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     assert {"fusion", "bridges", "subjects", "ablate"} <= kinds
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--sweep-nearest", "--dated"])
-    assert refused.value.code == 2 and "nearest, openers sweeps are dated" in capsys.readouterr().err
+    assert refused.value.code == 2 and "nearest, openers, crowded sweeps are dated" in capsys.readouterr().err
 
 
 def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkeypatch, tmp_path):

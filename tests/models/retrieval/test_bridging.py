@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 from jobs import embeddings
 from models import AgentMemory, db
-from models.retrieval import bridging, query
+from models.retrieval import bridging, query, term_stats
 from tests.api_support import bearer
 from tests.models.retrieval.retrieval_support import backfill_all, remember, word_figures_gathered
 from tests.sql_statements import statements_sent
@@ -194,6 +194,60 @@ def test_a_name_too_common_to_tell_memories_apart_is_not_bridged_and_a_rarer_one
     assert len(sent) > len(alone) and any("dario" in parameters for parameters in sent)
     climbing = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.content.like("%climb%"))).one()
     assert climbing in hits and climbing not in first
+
+
+# Another agent, whose memories name Dario often: a count of the asking agent's own memories does not see them.
+DARIO_ELSEWHERE = [f"Dario fixed bike number {i} at the shop." for i in range(6)]
+
+
+@pytest.fixture
+def two_chats(make_agent, make_memory):
+    """An agent holding CHAT, and another holding DARIO_ELSEWHERE."""
+    agent, other = make_agent(role="supervisor"), make_agent(role="supervisor")
+    for turn in CHAT:
+        make_memory(agent, turn, memory_type="episodic", category="event")
+    for text in DARIO_ELSEWHERE:
+        make_memory(other, text, memory_type="episodic", category="event")
+    db.session.commit()
+    return agent, other
+
+
+@pytest.mark.parametrize("crowded", [3, None])
+def test_a_name_held_by_many_of_its_agents_own_memories_is_not_bridged_and_another_agents_do_not_count(
+    two_chats, monkeypatch, crowded
+):
+    """The one who shares a chat with the agent's speaker, named before half its turns, leads to no memory
+    in particular, though the whole index holds her too seldom for the common-words rule (query._telling;
+    term_stats.crowded_words, here at 3 of the agent's memories): the hop asks for the rarer names only.
+    Dario, held by 2 of this agent's memories and 6 of another's, is still asked for."""
+    monkeypatch.setattr(term_stats, "CROWDED", crowded)
+    agent = two_chats[0]
+    question = "Where did Caroline go hiking on Sunday?"
+    query.search(agent.id, text=question, categories=["event"], top_k=5)  # word figures counted and cached
+    with statements_sent() as sent:
+        hits = query.search(agent.id, text=question, categories=["event"], top_k=5)
+    db.session.rollback()
+    parameters = [str(values).lower() for _, values in sent]
+    assert any("dario" in values for values in parameters)
+    assert any("melanie" in values for values in parameters) == (crowded is None)
+    climbing = db.session.scalars(sa.select(AgentMemory.id).where(AgentMemory.content.like("%climb%"))).one()
+    assert climbing in [h.id for h in hits]
+
+
+def test_an_agents_crowded_names_are_counted_in_its_own_memories_up_to_the_bound_once(two_chats, monkeypatch):
+    monkeypatch.setattr(term_stats, "CROWDED", 3)
+    agent, other = two_chats
+    dialect, mine, theirs = db.engine.dialect.name, agent.id, other.id
+    words = ["melanie", "dario", "snowdon", "nobody"]
+    with statements_sent() as sent:
+        assert term_stats.crowded_words(dialect, mine, words) == {"melanie"}
+        assert term_stats.crowded_words(dialect, theirs, words) == {"dario"}
+    assert len(sent) == 2  # every word of an agent in one statement
+    with statements_sent() as sent:
+        assert term_stats.crowded_words(dialect, mine, ["dario", "melanie"]) == {"melanie"}
+    assert sent == []  # cached
+    monkeypatch.setattr(term_stats, "CROWDED", None)
+    assert term_stats.crowded_words(dialect, mine, words) == set()
 
 
 def test_the_merge_keeps_the_leaders_lets_in_the_hops_hits_and_holds_each_memory_once():
