@@ -18,7 +18,7 @@ names; they lead to no memory in particular, and the hop let in turns found by t
 (term_stats.crowded_words): the one who shares each chat with the agent's speaker, named before half its
 turns, though the whole index holds her too seldom for the first rule. Asked alone, a name held by that
 many — twice the HOP hits let in — leaves the hop's ranking nothing to tell them apart by, and it let in
-whichever were shortest (chosen dated on the development sets, `python -m bench.conversational
+memories found by that name alone (chosen dated on the development sets, `python -m bench.conversational
 --sweep-crowded`: docs/benchmarks.md, "Conversational sets").
 
 A code of five characters or more (identifiers.CODE: a ticket's "ZD-4909", an order's) is not bridged:
