@@ -386,9 +386,9 @@ def forget() -> None:
 
 
 def crowded_words(dialect: str, agent_id: int, words: Sequence[str]) -> set[str]:
-    """The words among `words` held by CROWDED of the agent's own memories or more (none when CROWDED is
-    None), counted up to CROWDED through the full-text index and cached per agent. A count, not a share:
-    the names hop lets in a few hits, and cannot choose among more (models/retrieval/bridging.py)."""
+    """The words among `words` held by CROWDED of the agent's own memories or more (None: none), counted up
+    to CROWDED in the full-text index (SQLite's, soft-deleted memories too, as its other counts), cached per
+    agent. A count, not a share: the names hop lets in a few hits, and cannot choose among more."""
     if CROWDED is None or not words:
         return set()
     key, now = f"{_key()}#crowded{int(agent_id)}", time.monotonic()
