@@ -20,7 +20,9 @@ The matrix is:
 - refreshed incrementally, at most once every REFRESH_SECONDS per agent: only rows embedded since the
   last refresh (`memory_embeddings.created_at`, indexed with the agent by migration 0011) are read,
   written over their old row or appended;
-- rebuilt from scratch after RELOAD_SECONDS, which drops the rows of memories deleted meanwhile;
+- rebuilt from scratch after RELOAD_SECONDS, which drops the rows of memories deleted meanwhile: by a
+  thread of its own, requests searching the old matrix until the new one takes its place
+  (`VectorCache.rebuild`);
 - bounded: all agents' matrices together stay under `VECTOR_CACHE_MB` (default 512) per process, the
   least recently queried agent evicted first. One agent costs n x dims x 4 bytes, and n x dims / 8 for
   the signs: 100,000 memories of 384 dimensions (all-MiniLM-L6-v2) are 154 + 4.8 MB.
@@ -35,15 +37,17 @@ user's memories only, however many other users the agent serves.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import cache as once
+from typing import Any
 
 import numpy as np
-from flask import current_app
+from flask import Flask, current_app
 from sqlalchemy import Select, bindparam, select
 from threadpoolctl import threadpool_limits
 
@@ -51,6 +55,8 @@ from models.db import binary_rows, db, utcnow
 from models.memories.memory import AgentMemory
 from models.retrieval import pgvector
 from models.retrieval.relations import MemoryEmbedding
+
+log = logging.getLogger(__name__)
 
 REFRESH_SECONDS = 1.0  # how stale a matrix may be: one cheap indexed query per agent per second at most
 RELOAD_SECONDS = 3600.0  # a full rebuild, dropping deleted memories' rows
@@ -187,26 +193,22 @@ class AgentMatrix:
     def nbytes(self) -> int:
         return self.matrix.nbytes + self.bits.nbytes + self.ids.nbytes + self.users.nbytes
 
-    def _select(self, *columns):
+    def _rows(self, *where: Any) -> list:
+        """(memory_id, float32 vector bytes, created_at, user_id) of the agent's rows of the model `where`."""
         e, m = MemoryEmbedding, AgentMemory
-        return (
-            select(*columns)
-            .join(m, m.id == e.memory_id)
-            .where(e.agent_id == self.agent_id, m.agent_id == self.agent_id, e.model == self.model)
-        )
+        columns = (e.memory_id, e.vector, e.created_at, m.user_id)
+        agent = (e.agent_id == self.agent_id, m.agent_id == self.agent_id, e.model == self.model)
+        return binary_rows(select(*columns).join(m, m.id == e.memory_id).where(*agent, *where))
 
     def refresh(self, now: float) -> None:
-        """Bring the matrix up to date (see the module docstring). Caller holds `lock`."""
+        """Bring the matrix up to date (see the module docstring): a full load the first time, then only
+        what was embedded since. Caller holds `lock`."""
         if self.loaded_at and now - self.checked_at < REFRESH_SECONDS:
             return
-        e, m = MemoryEmbedding, AgentMemory
-        vector_columns = (e.memory_id, e.vector, e.created_at, m.user_id)
         started = utcnow()
-        if not self.loaded_at or now - self.loaded_at >= RELOAD_SECONDS:
-            # A full load: only what can be found at all.
-            rows = binary_rows(
-                self._select(*vector_columns).where(m.deleted_at.is_(None), e.content_hash == m.content_hash)
-            )
+        if not self.loaded_at:  # only what can be found at all: no deleted memory's row, no stale vector
+            e, m = MemoryEmbedding, AgentMemory
+            rows = self._rows(m.deleted_at.is_(None), e.content_hash == m.content_hash)
             self.count, self.position, self.user_codes, self.stamps = 0, {}, {}, {}
             self.loaded_at = now
         else:
@@ -216,7 +218,7 @@ class AgentMatrix:
             rows = []
             for start in range(0, len(wanted), 1000):
                 chunk = wanted[start : start + 1000]
-                rows += binary_rows(self._select(*vector_columns).where(e.memory_id.in_(chunk)))
+                rows += self._rows(MemoryEmbedding.memory_id.in_(chunk))
         self._upsert(rows)
         # Remember only the stamps the next refresh's window can still show: bounded.
         self.stamps = {k: v for k, v in self.stamps.items() if v >= started - MARGIN}
@@ -330,10 +332,12 @@ class AgentMatrix:
 class VectorCache:
     """Per-process matrices of every agent queried recently, least recently used evicted past the budget."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, app: Flask) -> None:
         self.max_bytes = max_bytes
         self._agents: OrderedDict[tuple[int, str], AgentMatrix] = OrderedDict()
         self._lock = threading.Lock()
+        self._app = app  # whose context a rebuild's thread reads in (`rebuild`)
+        self._rebuilds: dict[tuple[int, str], threading.Thread] = {}
 
     def matrix(self, agent_id: int, model: str) -> AgentMatrix:
         key = (agent_id, model)
@@ -342,10 +346,46 @@ class VectorCache:
             if entry is None:
                 entry = self._agents[key] = AgentMatrix(agent_id, model)
             self._agents.move_to_end(key)
+        now = time.monotonic()
         with entry.lock:
-            entry.refresh(time.monotonic())
+            entry.refresh(now)
+        if entry.loaded_at and now - entry.loaded_at >= RELOAD_SECONDS:
+            self.rebuild(key, entry)
         self._evict(keep=key)
         return entry
+
+    def rebuild(self, key: tuple[int, str], entry: AgentMatrix) -> None:
+        """A full load of the agent's rows anew (dropping deleted memories'), by a thread of its own: it reads
+        every vector (154 MB at 100,000 memories), and a request would wait for it holding the agent's lock,
+        its other requests waiting too. They search `entry` meanwhile; one rebuild of a matrix at a time."""
+        with self._lock:
+            if key in self._rebuilds or self._agents.get(key) is not entry:
+                return
+            thread = threading.Thread(target=self._load_fresh, args=(key, entry), daemon=True,
+                                      name=f"vector-matrix-rebuild-{key[0]}")  # fmt: skip
+            self._rebuilds[key] = thread
+        thread.start()
+
+    def _load_fresh(self, key: tuple[int, str], entry: AgentMatrix) -> None:
+        try:
+            with self._app.app_context():
+                fresh = AgentMatrix(*key)
+                with fresh.lock:
+                    fresh.refresh(time.monotonic())
+            with self._lock:
+                if self._agents.get(key) is entry:  # neither evicted nor replaced meanwhile
+                    self._agents[key] = fresh  # in entry's place in the least-recently-used order
+        except Exception as error:  # the old matrix serves on, and is rebuilt RELOAD_SECONDS later
+            entry.loaded_at = time.monotonic()
+            log.warning("vectors: agent %s's matrix was not rebuilt (%s)", key[0], type(error).__name__)
+        finally:
+            with self._lock:
+                self._rebuilds.pop(key, None)
+
+    def join_rebuilds(self, timeout: float | None = None) -> None:
+        """Wait for the rebuilds under way (tests)."""
+        for thread in list(self._rebuilds.values()):
+            thread.join(timeout)
 
     def cached(self, agent_id: int, model: str) -> AgentMatrix | None:
         """The agent's matrix if this process holds it, neither loaded nor refreshed here."""
@@ -387,7 +427,8 @@ def cache() -> VectorCache:
     if found is None:
         _one_blas_thread()
         megabytes = float(current_app.config["VECTOR_CACHE_MB"])
-        found = extensions.setdefault("vector_cache", VectorCache(int(megabytes * 1024 * 1024)))
+        app = current_app._get_current_object()  # type: ignore[attr-defined]  # the proxy's app: threads use it
+        found = extensions.setdefault("vector_cache", VectorCache(int(megabytes * 1024 * 1024), app))
     return found
 
 
