@@ -12,6 +12,7 @@ from rq.worker import WorkerStatus
 
 from infra.queues import get_rq
 from models import db
+from models.retrieval import vectors
 
 from .common import emit
 
@@ -62,6 +63,9 @@ def worker_command(queues: tuple[str, ...], burst: bool, name: str | None) -> No
     """Work QUEUES (default: all of interactive, default, llm, maintenance, in that order)."""
     rq = get_rq()
     selected = [rq.queue(q) for q in queues] if queues else rq.queues
+    # This process forks a work horse for most jobs: no thread of its own may be alive at a fork, so the
+    # vector matrices it keeps (IN_PROCESS) are rebuilt in the job's thread (models/retrieval/vectors.py).
+    vectors.cache().background = False
     worker = AppWorker(selected, connection=rq.connection, name=name)
     worker.work(burst=burst, with_scheduler=False)
 

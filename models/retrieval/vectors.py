@@ -21,8 +21,8 @@ The matrix is:
   last refresh (`memory_embeddings.created_at`, indexed with the agent by migration 0011) are read,
   written over their old row or appended;
 - rebuilt from scratch after RELOAD_SECONDS, which drops the rows of memories deleted meanwhile: by a
-  thread of its own, requests searching the old matrix until the new one takes its place
-  (`VectorCache.rebuild`);
+  thread of its own (not where the process forks), requests searching the old matrix until the new one
+  takes its place (`VectorCache.rebuild`);
 - bounded: all agents' matrices together stay under `VECTOR_CACHE_MB` (default 512) per process, the
   least recently queried agent evicted first. One agent costs n x dims x 4 bytes, and n x dims / 8 for
   the signs: 100,000 memories of 384 dimensions (all-MiniLM-L6-v2) are 154 + 4.8 MB.
@@ -338,6 +338,9 @@ class VectorCache:
         self._lock = threading.Lock()
         self._app = app  # whose context a rebuild's thread reads in (`rebuild`)
         self._rebuilds: dict[tuple[int, str], threading.Thread] = {}
+        # False where the process forks (the RQ worker: console/cli/rq.py): a thread alive at a fork leaves
+        # the locks it holds held in the child. There a rebuild runs in the caller's thread.
+        self.background = True
 
     def matrix(self, agent_id: int, model: str) -> AgentMatrix:
         key = (agent_id, model)
@@ -352,26 +355,27 @@ class VectorCache:
         if entry.loaded_at and now - entry.loaded_at >= RELOAD_SECONDS:
             self.rebuild(key, entry)
         self._evict(keep=key)
-        return entry
+        return self._agents.get(key, entry)  # the new matrix when rebuilt in this thread (one atomic read)
 
     def rebuild(self, key: tuple[int, str], entry: AgentMatrix) -> None:
-        """A full load of the agent's rows anew (dropping deleted memories'), by a thread of its own: it reads
-        every vector (154 MB at 100,000 memories), and a request would wait for it holding the agent's lock,
-        its other requests waiting too. They search `entry` meanwhile; one rebuild of a matrix at a time."""
+        """A full load of the agent's rows anew (dropping deleted memories'), by a thread of its own where
+        `background`: it reads every vector (154 MB at 100,000 memories), and a request would wait for it
+        holding the agent's lock, its others too. They search `entry` meanwhile; one rebuild at a time."""
         with self._lock:
             if key in self._rebuilds or self._agents.get(key) is not entry:
                 return
             thread = threading.Thread(target=self._load_fresh, args=(key, entry), daemon=True,
                                       name=f"vector-matrix-rebuild-{key[0]}")  # fmt: skip
             self._rebuilds[key] = thread
-        thread.start()
+        if self.background:
+            thread.start()
+        else:
+            thread.run()  # the thread's work, in this one
 
     def _load_fresh(self, key: tuple[int, str], entry: AgentMatrix) -> None:
         try:
             with self._app.app_context():
-                fresh = AgentMatrix(*key)
-                with fresh.lock:
-                    fresh.refresh(time.monotonic())
+                (fresh := AgentMatrix(*key)).refresh(time.monotonic())  # no other thread sees it yet
             with self._lock:
                 if self._agents.get(key) is entry:  # neither evicted nor replaced meanwhile
                     self._agents[key] = fresh  # in entry's place in the least-recently-used order
@@ -379,8 +383,7 @@ class VectorCache:
             entry.loaded_at = time.monotonic()
             log.warning("vectors: agent %s's matrix was not rebuilt (%s)", key[0], type(error).__name__)
         finally:
-            with self._lock:
-                self._rebuilds.pop(key, None)
+            self._rebuilds.pop(key, None)  # atomic: the lock orders only `rebuild`'s look and insert
 
     def join_rebuilds(self, timeout: float | None = None) -> None:
         """Wait for the rebuilds under way (tests)."""

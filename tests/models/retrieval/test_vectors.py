@@ -90,3 +90,17 @@ def test_a_failed_rebuild_leaves_the_old_matrix_serving_and_is_tried_again_an_ho
     vectors.nearest(agent.id, LABEL, probe, 5)
     vectors.cache().join_rebuilds(WAIT)
     assert len(tried) == 2
+
+
+def test_the_rq_worker_which_forks_its_work_horses_rebuilds_in_the_jobs_own_thread(app, make_agent, embedder):
+    # `flask rq worker` forks a work horse for most jobs, and a thread alive at a fork would leave the locks
+    # it held held in the child: its process rebuilds in the caller's thread.
+    result = app.test_cli_runner().invoke(args=["rq", "worker", "--burst"])
+    assert result.exit_code == 0, result.output
+    assert vectors.cache().background is False
+    agent, kept, gone, probe, old = _an_hour_on(make_agent)
+    before = set(threading.enumerate())
+    assert vectors.nearest(agent.id, LABEL, probe, 5)[0] == [kept.id]  # rebuilt before answering
+    assert set(threading.enumerate()) == before
+    fresh = vectors.cache().cached(agent.id, LABEL)
+    assert fresh is not old and fresh is not None and fresh.loaded_at
