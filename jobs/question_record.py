@@ -3,7 +3,7 @@ PyTorch.
 
 LocalMiniLM takes the int8 export for a question only where it embeds LocalMiniLM.CHECKS as the model does
 (QUESTION_AGREEMENT), and that check needs the model: PyTorch, sentence-transformers and the weights, about
-560 MB of resident memory and seconds to load. A web process embeds nothing but questions. So once a process
+535 MB of resident memory and 5 s to load (docs/benchmarks.md, "A web process's questions"). A web process embeds nothing but questions. So once a process
 has kept the int8 path, it writes what the check used beside the export: the tokenizer as it was set up, the
 model's vectors of the check texts, the export's hash and ONNX Runtime's version (`write`). A later process
 reads that record, loads the export and the tokenizer alone, and runs the same check against the recorded
