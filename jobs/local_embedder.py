@@ -207,9 +207,9 @@ class LocalMiniLM:
         """Record the int8 path just checked against the model, for later processes; where the fast
         tokenizer was not kept, nothing (a later process could not tokenise without the model). A record
         that cannot be written (a read-only cache) leaves this process's path as it is."""
-        checks = {text: self.forward(text) for text in self.CHECKS}
         try:
             if self._fast is not None:
+                checks = {text: self.forward(text) for text in self.CHECKS}
                 question_record.write(self.question_export, self._fast, checks)
         except Exception as error:
             log.warning("embeddings: the question path was not recorded (%s)", type(error).__name__)
