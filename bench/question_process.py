@@ -70,11 +70,6 @@ def run_once(texts: list[str], cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -82,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
 
+    from bench.peers import pct
     from bench.retrieval_quality import load_set
 
     labelled = load_set()
@@ -107,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             "rss_mb": [round(run["rss_mb"]) for run in runs[kind]],
             "peak_mb": [round(run["peak_mb"]) for run in runs[kind]],
             "first_ms": [round(run["first_ms"]) for run in runs[kind]],
-            "p50_ms": round(statistics.median(times), 2), "p95_ms": round(percentile(times, 0.95), 2),
+            "p50_ms": round(statistics.median(times), 2), "p95_ms": pct(times, 0.95),
         })  # fmt: skip
     print(f"\n## A web process's questions ({args.rounds} rounds, {len(texts)} questions a run)\n")
     print(
