@@ -126,7 +126,7 @@ class Console:
 
     embedder_rss_mb = 0.0  # what loading the embedder and a first question added to the process
     embedder_model_loaded: bool | None = None  # whether that loaded the local model (PyTorch), or only the
-    # recorded int8 path (jobs/question_record.py); None: another embedder
+    # recorded int8 path (jobs/export_record.py); None: another embedder
 
     def __init__(self, workdir: str, dated: bool = False) -> None:
         os.environ["EMBEDDINGS"] = "local"

@@ -6,8 +6,10 @@ For each way (jobs/local_embedder.py builds them all): the tokenisation alone an
 of one text, p50 and p95 in milliseconds, timed interleaved (every text through every way in turn,
 the order rotating), `--rounds` times over the texts; the resident memory each adds when it is built;
 its agreement with the model's own encode() (the least cosine over the texts); and recall@10 on the
-labelled questions of bench/retrieval_quality.py (its 500 memories embedded by encode(), as the worker
-embeds them), with how many questions keep exactly encode()'s ten neighbours in the same order.
+labelled questions of bench/retrieval_quality.py (its 500 memories embedded as a worker embeds them: by
+the float32 export's batches, where LocalMiniLM keeps that export), with how many questions keep exactly
+encode()'s ten neighbours in the same order. Then a worker's batch: those 500 memories through encode()
+and through the export's batches, timed, and how near the two ways' vectors are.
 
 The texts: the labelled set's questions, then its facts, up to `--questions`. Needs the
 `local-embeddings` extra and onnxruntime (pyproject.toml). Offline: HF_HUB_OFFLINE=1.
@@ -90,10 +92,10 @@ def build_ways(embedder) -> tuple[dict[str, Callable], dict[str, tuple[str, Call
 
 def _unchecked_int8(embedder, tokens, threads: int) -> Callable:
     """The int8 session without the agreement check, so its figures show even where it fails it."""
-    from jobs import local_embedder
+    from jobs import local_embedder, onnx_export
 
-    path = local_embedder.onnx_model(embedder._model, embedder._model_dir, quantised=True)
-    session = local_embedder.onnx_session(path, threads)
+    path = onnx_export.onnx_model(embedder._model, embedder._model_dir, quantised=True)
+    session = onnx_export.onnx_session(path, threads)
     return lambda text: local_embedder.normalised(session.run(None, tokens(text))[0])
 
 
@@ -132,7 +134,7 @@ def main() -> None:
         fn(texts[0])
     times = timed(ways, tokenisers, texts, args.rounds)
 
-    memories = embedder.embed(facts + distractors())  # the worker's batch path (encode)
+    memories = embedder.embed(facts + distractors())  # the worker's batch path (the float32 export's batches)
     reference = {q: ways["encode() (mem0's way)"][1](q)[0] for q, _ in cases}
     reference_top = {q: list(np.argsort(-(memories @ v))[:10]) for q, v in reference.items()}
     encoded = np.vstack([ways["encode() (mem0's way)"][1](t) for t in texts])
@@ -156,7 +158,7 @@ def main() -> None:
         recall = 100 * hits / len(cases)
         print(f"| {name} | {tokeniser} | {_p(times[name])} | {added[name]:.0f} | {least:.6f} | {recall:.1f} | "
               f"{same}/{len(cases)} |")  # fmt: skip
-    batch_rows(embedder, facts + distractors())
+    batch_rows(embedder, facts + distractors(), [q for q, _ in cases])
     print(f"\nChosen for one question by LocalMiniLM on this machine: {_chosen()}.")
 
 
@@ -164,26 +166,24 @@ def _p(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} / {percentile(values, 0.95):.2f}"
 
 
-def batch_rows(embedder, texts: list[str]) -> None:
-    """The worker's batch path: encode() against the ONNX session over the same batches of 64."""
-    from jobs import local_embedder
+def batch_rows(embedder, texts: list[str], questions: list[str]) -> None:
+    """A worker's batch: encode() (the way before) against the float32 export's batches (the way now,
+    `ExportRunner.batch`), over the same texts, batches of 64 sorted by length in both; then how near the
+    two ways' vectors are, and whether `questions` (embedded by encode()) find the same ten among each."""
+    from jobs import local_embedder, onnx_export
 
-    tokenizer = local_embedder.own_tokenizer(embedder._model)
-    session = local_embedder.onnx_session(local_embedder.onnx_model(embedder._model, embedder._model_dir), 2)
-    ordered = sorted(texts, key=len)
+    fast = local_embedder.fast_tokenizer(embedder._model)
+    export = onnx_export.onnx_model(embedder._model, embedder._model_dir)
+    runner = onnx_export.session_runner(export, local_embedder.own_tokenizer(embedder._model), 2, fast)
+    vectors: dict[str, np.ndarray] = {}
 
     def onnx_batches() -> None:
-        for start in range(0, len(ordered), 64):
-            rows = [tokenizer(t) for t in ordered[start : start + 64]]
-            width = max(r["input_ids"].shape[1] for r in rows)
-            feed = {
-                n: np.vstack([np.pad(r[n], ((0, 0), (0, width - r[n].shape[1]))) for r in rows])
-                for n in local_embedder.INPUTS
-            }
-            session.run(None, feed)
+        vectors["export"] = runner.batch(texts)
 
     def encode() -> None:
-        embedder._model.encode(texts, batch_size=64, show_progress_bar=False)
+        vectors["encode"] = onnx_export.normalised(
+            embedder._model.encode(texts, batch_size=64, show_progress_bar=False)
+        )
 
     runs: dict[str, list[float]] = {"encode()": [], "onnx float32, 2 threads": []}
     for _ in range(3):
@@ -193,6 +193,14 @@ def batch_rows(embedder, texts: list[str]) -> None:
             runs[name].append(time.perf_counter() - started)
     print(f"\nA worker's batch of {len(texts)} memories (best of 3): " + ", ".join(
         f"{name} {min(values):.2f} s" for name, values in runs.items()) + ".")  # fmt: skip
+    least = float(np.min(np.sum(vectors["export"] * vectors["encode"], axis=1)))
+    asked = onnx_export.normalised(embedder._model.encode(questions, show_progress_bar=False))
+    same = sum(
+        list(np.argsort(-(vectors["export"] @ v))[:10]) == list(np.argsort(-(vectors["encode"] @ v))[:10])
+        for v in asked
+    )
+    print(f"The export's batch vectors against encode()'s: least cosine {least:.7f}; the same ten nearest, in "
+          f"the same order, for {same} of {len(questions)} questions.")  # fmt: skip
 
 
 def _chosen() -> str:

