@@ -26,11 +26,12 @@ from tests.process_maps import mapped  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FLASK = [sys.executable, "-m", "flask", "--app", "wsgi"]
+CANARY = "quillwort-canary"  # in every memory's text; never in a log line
 FACTS = [
-    "Maya plans a counselling certificate after her current course",
-    "Maya is allergic to peanuts",
-    "The garden needs water every other evening",
-    "Maya's brother Tom moved to Leeds in March",
+    f"Maya plans a counselling certificate after her current course ({CANARY})",
+    f"Maya is allergic to peanuts ({CANARY})",
+    f"The garden needs water every other evening ({CANARY})",
+    f"Maya's brother Tom moved to Leeds in March ({CANARY})",
 ]
 WAIT = 300  # seconds, for a worker's jobs: the model loads, the exports are checked
 
@@ -92,8 +93,11 @@ def two_jobs(make_agent, redis_conn) -> tuple[list[Job], list[int]]:
 
 
 def assert_done(jobs: list[Job], ids: list[int], redis_conn, log: Path) -> None:
+    """Both jobs finished, the batch's vectors stored, and no memory's text in the worker's log."""
     statuses = [Job.fetch(job.id, connection=redis_conn).get_status() for job in jobs]
     assert statuses == ["finished", "finished"], log.read_text()[-3000:]
+    written = log.read_text()
+    assert "jobs.relations.embed_memories" in written and CANARY not in written  # the log is the worker's
     db.session.expire_all()
     stored = db.session.scalars(
         sa.select(MemoryEmbedding.memory_id).where(MemoryEmbedding.memory_id.in_(ids))
