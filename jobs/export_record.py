@@ -27,8 +27,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .onnx_export import Tokens
-
 VERSION = 1  # the record's format
 
 
@@ -83,20 +81,6 @@ def read(export: Path, texts: Sequence[str]) -> Recorded | None:
         return None
     vectors = {text: np.asarray([vector], dtype=np.float32) for text, vector in record["checks"]}
     return Recorded(Tokenizer.from_str(record["tokenizer"]), vectors)
-
-
-def encoder(tokenizer: Any) -> Tokens:
-    """One text -> the model's inputs as int64 arrays in INPUTS order, through `tokenizer` as set up."""
-
-    def encode(text: str) -> dict[str, np.ndarray]:
-        encoding = tokenizer.encode(text)
-        return {
-            "input_ids": np.array([encoding.ids], dtype=np.int64),
-            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-        }
-
-    return encode
 
 
 def _digest(path: Path) -> str:

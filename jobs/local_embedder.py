@@ -48,6 +48,7 @@ from .onnx_export import (
     ExportRunner,
     Runner,
     Tokens,
+    encoder,
     export_path,
     mean_pooled,
     normalised,
@@ -217,7 +218,7 @@ class LocalMiniLM:
             if recorded is None:
                 return None
             tokenizer = recorded.tokenizer
-            run = session_runner(export, export_record.encoder(tokenizer), threads, tokenizer)
+            run = session_runner(export, encoder(tokenizer), threads, tokenizer)
             self._agrees(run, _near(least), "recorded", lambda text: recorded.vectors[text])
             return run
         except Exception as error:  # the model's way, which records it anew
@@ -247,7 +248,7 @@ class LocalMiniLM:
         tokenises CHECKS as the model does, else the model's own preprocessing."""
         try:
             tokenizer = fast_tokenizer(self._model)
-            encode = export_record.encoder(tokenizer)
+            encode = encoder(tokenizer)
             if all(_same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
                 self._fast = tokenizer
                 return encode
@@ -341,7 +342,7 @@ def _fork_safe_torch() -> None:
 def own_tokenizer(model: Any) -> Tokens:
     """The model's fast (Rust) tokenizer called directly (`fast_tokenizer`): one text -> int64 arrays in
     INPUTS order."""
-    return export_record.encoder(fast_tokenizer(model))
+    return encoder(fast_tokenizer(model))
 
 
 def fast_tokenizer(model: Any) -> Any:

@@ -78,6 +78,20 @@ class ExportRunner:
         return normalised(vectors)
 
 
+def encoder(tokenizer: Any) -> Tokens:
+    """One text -> the model's inputs as int64 arrays in INPUTS order, through `tokenizer` as set up."""
+
+    def encode(text: str) -> dict[str, np.ndarray]:
+        encoding = tokenizer.encode(text)
+        return {
+            "input_ids": np.array([encoding.ids], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+        }
+
+    return encode
+
+
 def cache_dir() -> Path:
     """Where exports are kept: `$XDG_CACHE_HOME/memconsole/onnx`, else `~/.cache/memconsole/onnx`."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
