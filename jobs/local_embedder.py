@@ -226,13 +226,12 @@ class LocalMiniLM:
             log.warning("embeddings: the recorded %s path was not used (%s)", kind, type(error).__name__)
             return None
 
-    def _record(self, export: Path, kind: str) -> None:
-        """Record the export just checked against the model, for later processes; where the fast tokenizer
-        was not kept, nothing (a later process could not tokenise without the model). A record that cannot
-        be written (a read-only cache) leaves this process's path as it is."""
+    def _record(self, export: Path, kind: str, checks: dict[str, np.ndarray]) -> None:
+        """Record the export just checked against the model's vectors `checks`, for later processes; where
+        the fast tokenizer was not kept, nothing (a later process could not tokenise without the model). A
+        record that cannot be written (a read-only cache) leaves this process's path as it is."""
         try:
             if self._fast is not None:
-                checks = {text: self.forward(text) for text in self.CHECKS}
                 export_record.write(export, self._fast, checks)
         except Exception as error:
             log.warning("embeddings: the %s path was not recorded (%s)", kind, type(error).__name__)
@@ -275,8 +274,8 @@ class LocalMiniLM:
         least = self.ONNX_AGREEMENT if agreement is None else agreement
         path = onnx_model(self._model, self._model_dir, quantised=quantised)
         run = session_runner(path, tokens, threads or self.ONNX_THREADS, self._fast)
-        self._agrees(run, _near(least), "onnx")
-        self._record(path, "question" if quantised else "stored-text")
+        checks = self._agrees(run, _near(least), "onnx")
+        self._record(path, "question" if quantised else "stored-text", checks)
         return run
 
     def traced(self, kind: str, tokens: Tokens) -> Runner:
@@ -311,15 +310,17 @@ class LocalMiniLM:
         close: Callable[[np.ndarray, np.ndarray], bool],
         path: str,
         reference: Reference | None = None,
-    ) -> None:
+    ) -> dict[str, np.ndarray]:
         """ValueError unless `run` embeds each check text `close` to `reference`'s vector (default: the
-        model's forward pass) — alone and, where `run` batches, in one batch of them all, padded."""
+        model's forward pass) — alone and, where `run` batches, in one batch of them all, padded. Returns
+        the reference's vectors (what `_record` writes)."""
         reference = reference or self.forward
         batch = run.batch(self.CHECKS) if isinstance(run, ExportRunner) and run.batches else None
-        for i, text in enumerate(self.CHECKS):
-            model = reference(text)
+        vectors = {text: reference(text) for text in self.CHECKS}
+        for i, (text, model) in enumerate(vectors.items()):
             if not close(run(text), model) or (batch is not None and not close(batch[i : i + 1], model)):
                 raise ValueError(f"the {path} path embeds differently")
+        return vectors
 
 
 def _near(least: float) -> Callable[[np.ndarray, np.ndarray], bool]:
