@@ -97,7 +97,6 @@ SWEEP_FLAGS = {
     "--sweep-scale": ("scale", "lexical relevance's scale, dated"),
     "--sweep-missing": ("missing", "the cosine a lexical candidate outside the nearest counts, dated"),
     "--sweep-share": ("share", "the fusion's lexical share, dated"),
-    "--sweep-tilt": ("tilt", "how far the fusion's lexical share leans with the best lexical match, dated"),
     "--sweep-nearest": ("nearest", "how many memories nearest by vector join the candidates, dated"),
     "--sweep-openers": ("openers", "whether a sentence's first word is taken as a name, dated"),
     "--sweep-crowded": (

@@ -42,8 +42,6 @@ from bench.conversational import CATEGORY, Console, load, score
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The mix's lexical share again, dated, around the one chosen undated (fusion.MIX_LEXICAL).
 DATED_SHARES = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7)
-# How far the mix's lexical share leans with the best lexical candidate's coverage (fusion.MIX_TILT).
-TILTS = (0.0, 0.1, 0.2, 0.3, 0.4, -0.1)
 # How many memories nearest by vector join the candidates (fusion.DENSE_K), asked dated.
 NEAREST = (25, 50, 75, 100, 150)
 BRIDGES = [(leaders, keep, hop) for leaders in (1, 2, 3) for keep in (3, 4, 5) for hop in (2, 3, 4, 5)]
@@ -59,7 +57,7 @@ CROWDED_COUNTS = (None, 200, 100, 50, 25, 12, 6, 4, 3)
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "tilt", "nearest", "openers", "crowded")
+DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded")
 # A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
 _SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
@@ -101,16 +99,6 @@ def _fusion(name: str, share: float | None) -> Callable[[], dict]:
         if share is not None:
             fusion.MIX_LEXICAL = share
         return {"fusion": name, "lexical_share": share}
-
-    return setting
-
-
-def _tilt(tilt: float) -> Callable[[], dict]:
-    def setting() -> dict:
-        from models.retrieval import fusion
-
-        fusion.MIX_TILT = tilt
-        return {"tilt": tilt}
 
     return setting
 
@@ -251,8 +239,6 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_fusion("rrf", None), True)] + [(_fusion("mix", share), True) for share in SHARES]
     if kind == "share":
         return [(_fusion("mix", share), False) for share in DATED_SHARES]
-    if kind == "tilt":
-        return [(_tilt(tilt), False) for tilt in TILTS]
     if kind == "nearest":
         return [(_nearest(k), False) for k in NEAREST]
     if kind == "bridges":

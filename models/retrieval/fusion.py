@@ -48,10 +48,6 @@ RRF_K = 60  # reciprocal rank fusion: 1 / (RRF_K + rank) per ranking (the consta
 # --sweep`, the second hops on, as memory.query answers; docs/benchmarks.md, "Conversational sets").
 # Read when a statement is built: the benches sweep it, clearing query.statement's cache.
 MIX_LEXICAL = 0.6
-# The lexical share leans with how much of the question the best lexical candidate holds (its `coverage`,
-# c): MIX_LEXICAL + MIX_TILT x (2c - 1), so MIX_LEXICAL - MIX_TILT when no memory holds a word of it,
-# MIX_LEXICAL + MIX_TILT when one holds it whole. Read when a statement is built.
-MIX_TILT = 0.0
 # A lexical candidate outside the DENSE_K nearest has no cosine in the statement: the mix counts it as 0
 # ("zero"), half the nearest's last ("half"), or the nearest's last, the most it can be ("floor"; bound as
 # d_floor by `dense_params`). "floor", chosen dated on the development sets (`python -m
@@ -184,18 +180,14 @@ def fused_pool(
             (merged.c.dense_rank.is_not(None), 1.0 / (RRF_K + merged.c.dense_rank)), else_=0.0
         )
     else:
-        bests = select(
-            func.max(merged.c.cosine).label("cosine"), func.max(merged.c.lexical).label("lexical")
-        ).subquery("bests")
+        bests = select(func.max(merged.c.cosine).label("cosine")).subquery("bests")
         # The lexical match absolute, the cosine relative to the best: a paraphrase, whose words match a
         # little of many memories, is ranked by its meaning; a question in the memory's words by both.
         lexical_part = coverage(merged.c.lexical)
         # A cosine below zero counts as none; a lexical candidate's outside the nearest, as d_floor.
         cosine = case((merged.c.cosine > 0, merged.c.cosine), else_=bindparam("d_floor", type_=Float))
         semantic = case((and_(bests.c.cosine > 0, cosine > 0), cosine / bests.c.cosine), else_=0.0)
-        share: Any = MIX_LEXICAL if words else 0.0
-        if words and MIX_TILT:
-            share = MIX_LEXICAL + MIX_TILT * (2.0 * coverage(bests.c.lexical) - 1.0)
+        share = MIX_LEXICAL if words else 0.0
         raw = share * lexical_part + (1.0 - share) * semantic
         source = merged.join(bests, true())
     fused = (
