@@ -3,8 +3,10 @@
 `/healthz` says the process answers, and nothing more: a load balancer that restarts on it must not
 restart every web process because the database is down. `/readyz` asks the database and Redis, each
 with a short timeout, and answers 503 naming what is down, so traffic can be held back until they
-return. When the history tables are partitioned (PostgreSQL), it also lists `warnings` — a default
-partition holding rows, a month without its partition — without failing: writes still succeed.
+return. It also lists `warnings`, without failing: when the history tables are partitioned (PostgreSQL),
+a default partition holding rows or a month without its partition — writes still succeed; with the local
+embedder, a process holding the model on PyTorch, or exports whose checks no process has recorded
+(`memconsole embeddings prepare`) — questions are still answered, at a cost in memory and a slow first one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from infra.queues import get_rq
+from jobs.embeddings import readiness_warnings as embedder_warnings
 from models.db import REPLICA, utcnow
 from models.history.partitions import readiness_warnings
 
@@ -55,6 +58,16 @@ def _history_warnings() -> list[str]:
     return warnings
 
 
+def _embedder_warnings() -> list[str]:
+    try:
+        warnings = embedder_warnings()
+    except Exception as err:  # an embedder that cannot be built: memory.query would say so too
+        warnings = [f"embeddings: the configured embedder was not built ({type(err).__name__})"]
+    for warning in warnings:
+        log.warning("readyz: %s", warning)
+    return warnings
+
+
 def healthz():
     """Liveness: the process serves requests. No database, no Redis."""
     return jsonify(status="ok")
@@ -73,7 +86,7 @@ def readyz():
     if down:
         body["down"] = down
         return jsonify(body), 503
-    warnings = _history_warnings()
+    warnings = _history_warnings() + _embedder_warnings()
     if warnings:
         body["warnings"] = warnings
     return jsonify(body)

@@ -183,3 +183,11 @@ def query_vector(text: str) -> tuple[str, np.ndarray] | None:
     if embedder is None or not text or not text.strip():
         return None
     return embedder.label, _query_vector(embedder, text.strip())
+
+
+def readiness_warnings() -> list[str]:
+    """What `/readyz` warns of the configured embedder, embedding nothing: the local model's
+    `unprepared`; none for an endpoint or the hashed fallback."""
+    unprepared = getattr(semantic_embedder(), "unprepared", None)
+    warning = unprepared() if unprepared is not None else None
+    return [warning] if warning else []

@@ -209,20 +209,42 @@ class LocalMiniLM:
         """Where the float32 export a text to store is embedded through is cached (jobs/onnx_export.py)."""
         return export_path(self._model_dir)
 
+    def unprepared(self) -> str | None:
+        """What `/readyz` warns of this process's embedder, None when nothing: that the process holds the
+        model (PyTorch) — its log's `embeddings:` lines say why (no record, or one that failed its check),
+        and a process started once the checks are recorded need not load it — or, before its first text,
+        that no process has recorded the exports' checks (`memconsole embeddings prepare`), so that text
+        would load the model. Two file lookups; the weights' hash that names the exports is taken once per
+        process, as its first text takes it anyway."""
+        if self.loaded is not None:
+            return (
+                "embeddings: this process has loaded the local model on PyTorch (its log says why); a"
+                " process started after `memconsole embeddings prepare` need not"
+            )
+        exports = (self.stored_export, self.question_export)
+        if not all(export_record.record_path(export).exists() for export in exports):
+            return (
+                "embeddings: the local model's exports are not recorded; run `memconsole embeddings"
+                " prepare`, or this process's first text loads the model on PyTorch"
+            )
+        return None
+
     def _recorded(self, quantised: bool, threads: int, least: float) -> ExportRunner | None:
         """The export as a process recorded it (jobs/export_record.py), checked again against the recorded
         vectors to `least`; None where there is no such record or the check fails."""
         export = export_path(self._model_dir, quantised=quantised)
+        kind = "question" if quantised else "stored-text"
         try:
             recorded = export_record.read(export, self.CHECKS)
-            if recorded is None:
+            if recorded is None:  # why this process is about to load the model (`unprepared`)
+                log.warning("embeddings: no recorded %s path for these weights and ONNX Runtime; checking"
+                            " it against the model", kind)  # fmt: skip
                 return None
             tokenizer = recorded.tokenizer
             run = session_runner(export, encoder(tokenizer), threads, tokenizer)
             self._agrees(run, _near(least), "recorded", lambda text: recorded.vectors[text])
             return run
         except Exception as error:  # the model's way, which records it anew
-            kind = "question" if quantised else "stored-text"
             log.warning("embeddings: the recorded %s path was not used (%s)", kind, type(error).__name__)
             return None
 

