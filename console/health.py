@@ -59,10 +59,7 @@ def _history_warnings() -> list[str]:
 
 
 def _embedder_warnings() -> list[str]:
-    try:
-        warnings = embedder_warnings()
-    except Exception as err:  # an embedder that cannot be built: memory.query would say so too
-        warnings = [f"embeddings: the configured embedder was not built ({type(err).__name__})"]
+    warnings = embedder_warnings()
     for warning in warnings:
         log.warning("readyz: %s", warning)
     return warnings

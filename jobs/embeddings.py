@@ -186,8 +186,12 @@ def query_vector(text: str) -> tuple[str, np.ndarray] | None:
 
 
 def readiness_warnings() -> list[str]:
-    """What `/readyz` warns of the configured embedder, embedding nothing: the local model's
-    `unprepared`; none for an endpoint or the hashed fallback."""
-    unprepared = getattr(semantic_embedder(), "unprepared", None)
-    warning = unprepared() if unprepared is not None else None
+    """What `/readyz` warns of the configured embedder, and an RQ worker logs as it starts, embedding
+    nothing: the local model's `unprepared`, or that the embedder cannot be built; none for an endpoint
+    or the hashed fallback."""
+    try:
+        unprepared = getattr(semantic_embedder(), "unprepared", None)
+        warning = unprepared() if unprepared is not None else None
+    except Exception as err:  # memory.query and the jobs meet it too, and say so in their own way
+        warning = f"embeddings: the configured embedder was not built ({type(err).__name__})"
     return [warning] if warning else []

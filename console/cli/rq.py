@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
@@ -11,6 +12,7 @@ from rq import Worker
 from rq.worker import WorkerStatus
 
 from infra.queues import get_rq
+from jobs.embeddings import readiness_warnings as embedder_warnings
 from models import db
 from models.retrieval import vectors
 
@@ -20,6 +22,7 @@ from .common import emit
 # in the agent's vector matrix the process keeps (jobs/relations.py), which a work horse would load
 # afresh and lose when it exits.
 IN_PROCESS = frozenset({"jobs.relations.link_related"})
+log = logging.getLogger(__name__)
 
 
 class AppWorker(Worker):
@@ -40,6 +43,13 @@ class AppWorker(Worker):
         # Connections inherited through fork() belong to the parent; never share them.
         db.engine.dispose(close=False)
         super().main_work_horse(job, queue)
+
+
+def _warn_of_the_embedder() -> None:
+    """What a web process's /readyz warns of the embedder (console/health.py), in the worker's log as it
+    starts: a worker has no /readyz, and without the exports' records it, or a horse, loads PyTorch."""
+    for warning in embedder_warnings():
+        log.warning("rq worker: %s", warning)
 
 
 def _use_utc_clock() -> None:
@@ -66,6 +76,7 @@ def worker_command(queues: tuple[str, ...], burst: bool, name: str | None) -> No
     # This process forks a work horse for most jobs: no thread of its own may be alive at a fork, so the
     # vector matrices it keeps (IN_PROCESS) are rebuilt in the job's thread (models/retrieval/vectors.py).
     vectors.cache().background = False
+    _warn_of_the_embedder()
     worker = AppWorker(selected, connection=rq.connection, name=name)
     worker.work(burst=burst, with_scheduler=False)
 

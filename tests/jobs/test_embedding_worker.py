@@ -124,6 +124,8 @@ def test_a_work_horse_embeds_a_batch_after_the_worker_itself_ran_the_model(
             stdout=out, stderr=subprocess.STDOUT, timeout=2 * WAIT, check=False,
         )  # fmt: skip
     assert_done(jobs, ids, redis_conn, log)
+    # The worker said so as it started, as a web process's /readyz would (its first text came after).
+    assert "rq worker: embeddings: the local model's exports are not recorded" in log.read_text()
 
 
 def test_a_process_forked_after_pytorch_ran_still_runs_the_model(prepared):
@@ -166,5 +168,6 @@ def test_with_the_exports_recorded_a_worker_embeds_without_pytorch(
                 worker.kill()
                 worker.wait()
     assert_done(jobs, ids, redis_conn, log)
+    assert "rq worker: embeddings" not in log.read_text()  # nothing to warn of
     assert worker.pid in maps
     assert "onnxruntime" in maps[worker.pid] and "libtorch" not in maps[worker.pid]

