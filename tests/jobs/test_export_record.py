@@ -216,7 +216,7 @@ def test_gunicorn_workers_answer_by_meaning_over_http_without_pytorch_in_any_pro
     """What the record is for, with real processes: gunicorn's workers answer memory.query's hybrid
     question over HTTP by meaning — the memory that shares no word with the question is found, as only the
     question's vector finds it — and no process of the server has PyTorch's library mapped, while a worker
-    has ONNX Runtime's."""
+    has ONNX Runtime's; its /readyz has nothing to warn of."""
     app.config["EMBEDDINGS"] = "local"
     agent = make_agent(role="supervisor")
     target, _, _ = paraphrase_set(agent)
@@ -235,6 +235,11 @@ def test_gunicorn_workers_answer_by_meaning_over_http_without_pytorch_in_any_pro
             assert response.status == 200, response.read()
             found.append([r["id"] for r in json.loads(response.read())["results"]])
             conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+        conn.request("GET", "/readyz", headers={"Connection": "close"})
+        ready = conn.getresponse()
+        assert ready.status == 200 and "warnings" not in json.loads(ready.read())  # nothing to warn of
+        conn.close()
         maps = mapped(marker)
     assert all(target.id in ids for ids in found)
     assert len(maps) >= 3  # the master and its two workers
