@@ -212,9 +212,9 @@ class LocalMiniLM:
     def unprepared(self) -> str | None:
         """What `/readyz` warns of this process's embedder, None when nothing: that the process holds the
         model (PyTorch) — its log's `embeddings:` lines say why (no record, or one that failed its check),
-        and a process started once the checks are recorded need not load it — or, before its first text,
-        that no process has recorded the exports' checks (`memconsole embeddings prepare`), so that text
-        would load the model. Two file lookups; the weights' hash that names the exports is taken once per
+        and a process started once the checks are recorded need not load it — or, before that, that a check
+        of the two exports is not recorded (`memconsole embeddings prepare` records both), so the first text
+        through that export would load the model. Two file lookups; the weights' hash that names the exports is taken once per
         process, as its first text takes it anyway."""
         if self.loaded is not None:
             return (
@@ -224,8 +224,8 @@ class LocalMiniLM:
         exports = (self.stored_export, self.question_export)
         if not all(export_record.record_path(export).exists() for export in exports):
             return (
-                "embeddings: the local model's exports are not recorded; run `memconsole embeddings"
-                " prepare`, or this process's first text loads the model on PyTorch"
+                "embeddings: the local model's exports are not all recorded; run `memconsole embeddings"
+                " prepare`, or a process's first text through an unrecorded export loads the model on PyTorch"
             )
         return None
 

