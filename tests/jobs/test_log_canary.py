@@ -19,6 +19,7 @@ from models import db
 from tests import scripted_llm as s
 from tests.api_support import bearer
 from tests.conftest import DB_KIND
+from tests.job_records import visible
 
 
 @pytest.fixture
@@ -84,15 +85,6 @@ def _run(queue_name: str) -> None:
     SimpleWorker([queue], connection=queue.connection).work(burst=True)
 
 
-def _record(job: Job) -> str:
-    """What Redis keeps of a job that a person or a log could see: description, arguments, failure."""
-    job.refresh()
-    result = job.latest_result()
-    return " ".join(
-        [job.description or "", repr(job.args), repr(job.kwargs), getattr(result, "exc_string", "") or ""]
-    )
-
-
 def test_an_extraction_job_and_its_failure_log_no_turn_text(
     app, client, make_agent, llm, monkeypatch, redis_conn, logs, canary, failing_inserts
 ):
@@ -105,7 +97,7 @@ def test_an_extraction_job_and_its_failure_log_no_turn_text(
     )
     assert queued.status_code == 202, queued.json
     job = Job.fetch(queued.json["job_id"], connection=redis_conn)
-    assert canary not in _record(job)
+    assert canary not in visible(job)
     assert [key.decode() for key in redis_conn.keys(PARKED_PREFIX + "*")] == [job.args[1]]
     # The model proposes a fact quoting the canary; the database refuses to store it.
     fact = {"text": f"The user's code word is {canary}", "category": "tasks", "importance": 3}
@@ -115,8 +107,8 @@ def test_an_extraction_job_and_its_failure_log_no_turn_text(
     _run("llm")
 
     assert job.get_status(refresh=True) == JobStatus.FAILED
-    assert "refused" in _record(job)  # the database's own message is kept; its parameters are not
-    assert canary not in _record(job)
+    assert "refused" in visible(job)  # the database's own message is kept; its parameters are not
+    assert canary not in visible(job)
     assert canary not in logs()
     assert redis_conn.keys(PARKED_PREFIX + "*"), "a failed run keeps the turn until it expires, for a requeue"
 
@@ -136,7 +128,7 @@ def test_a_finished_extraction_deletes_the_parked_turn(
     _run("llm")
 
     job = Job.fetch(queued.json["job_id"], connection=redis_conn)
-    assert job.get_status(refresh=True) == JobStatus.FINISHED, _record(job)
+    assert job.get_status(refresh=True) == JobStatus.FINISHED, visible(job)
     assert job.return_value()["status"] == "ok" and canary not in repr(job.return_value())
     assert redis_conn.keys(PARKED_PREFIX + "*") == []
     assert canary not in logs()
@@ -172,7 +164,7 @@ def test_linking_and_embedding_jobs_and_their_failures_log_no_memory_text(
     _run("maintenance")
 
     assert job.get_status(refresh=True) == JobStatus.FAILED
-    assert canary not in _record(job)
+    assert canary not in visible(job)
     assert canary not in logs()
 
 
