@@ -47,12 +47,14 @@ def get_status(port: int, path: str) -> int | None:
 
 
 @contextmanager
-def serve(database_url: str, redis_url: str, **settings: str) -> Iterator[int]:
+def serve(database_url: str, redis_url: str, log: Path | None = None, **settings: str) -> Iterator[int]:
     """gunicorn on 127.0.0.1 and a free port; the port. Stopped in any case.
 
     The listening socket is bound here (port 0) and inherited (fd://), so no port can be taken in
     between. --preload (the factory opens no connection) makes both workers ready when forked.
-    `settings` are more environment variables for the server (infra/config.py reads them).
+    `settings` are more environment variables for the server (infra/config.py reads them). `log`: a file
+    that gets everything the server writes — the app's log, gunicorn's, and its access log, turned on as
+    an operator might — instead of the test's own output.
     """
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
@@ -66,7 +68,11 @@ def serve(database_url: str, redis_url: str, **settings: str) -> Iterator[int]:
     cmd = [str(GUNICORN), "-w", "2", "-k", "gthread", "--threads", "8", "--preload", "--timeout", str(TIMEOUT),
            "--graceful-timeout", "5",
            "-b", f"fd://{listener.fileno()}", "--log-level", "warning", "wsgi:app"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, pass_fds=(listener.fileno(),), start_new_session=True)
+    if log is not None:
+        cmd[-1:-1] = ["--access-logfile", "-"]
+    out = open(log, "ab") if log is not None else None  # noqa: SIM115 - closed in the finally below
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, pass_fds=(listener.fileno(),), start_new_session=True,
+                            stdout=out, stderr=subprocess.STDOUT if out else None)  # fmt: skip
     listener.close()
     try:
         deadline = time.monotonic() + TIMEOUT
@@ -85,3 +91,5 @@ def serve(database_url: str, redis_url: str, **settings: str) -> Iterator[int]:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        if out is not None:
+            out.close()
