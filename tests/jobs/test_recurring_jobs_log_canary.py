@@ -19,6 +19,7 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import FailedJobRegistry, FinishedJobRegistry
 
+from infra.queues import get_rq
 from jobs.schedule import RECURRING
 from models import AgentMemory, db
 from models.changes.mutations import create_memory
@@ -77,9 +78,9 @@ def test_every_recurring_job_and_the_sessions_it_queues_log_no_memory_text(
     # of each that a person or a log could see.
     ran = {
         job_id
-        for name in ("interactive", "default", "llm", "maintenance")
+        for queue in get_rq().queues  # the app's queue layout (infra/queues.py)
         for registry in (FinishedJobRegistry, FailedJobRegistry)
-        for job_id in registry(name, connection=redis_conn).get_job_ids()
+        for job_id in registry(queue.name, connection=redis_conn).get_job_ids()
     }
     assert len(ran) > len(enqueued)  # sessions too
     for kept in Job.fetch_many(sorted(ran), connection=redis_conn):
