@@ -69,10 +69,10 @@ NO_USER = -1
 # one BLAS thread: `_one_blas_thread`).
 EXACT_ROWS = 10_000
 # Past EXACT_ROWS, how many rows the sign-bit prefilter keeps for the exact re-score: this many, or
-# SHORTLIST_PER_K x k when more neighbours are asked for. bench.vector_recall measures what it misses;
-# `--shortlists` weighed it again at fusion.DENSE_K's 25 neighbours, where no smaller size kept recall
-# (docs/benchmarks.md, "Dense search past 10,000 rows").
-SHORTLIST = 2_000
+# SHORTLIST_PER_K x k when more neighbours are asked for. Chosen by bench.vector_recall on the development
+# conversational sets' text at fusion.DENSE_K's 25 neighbours: the smallest size within 0.002 of 2,000's
+# recall@10 and 0.005 of its recall@25 (docs/benchmarks.md, "Dense search past 10,000 rows").
+SHORTLIST = 1_000
 SHORTLIST_PER_K = 10
 # Rows to score scattered through the matrix (one user's, a shortlist), up to this many times fewer than
 # all rows: every row is scored and theirs taken out (`AgentMatrix.nearest`).
@@ -121,8 +121,8 @@ def shortlist(bits: np.ndarray, query: np.ndarray, size: int) -> np.ndarray:
 
 def gathered_scores(matrix: np.ndarray, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """`matrix[rows] @ vector`, the same scores, GATHER_ROWS rows at a time: each block's copy (0.5 MB at
-    1,024 dimensions) is scored while it is still in the CPU's cache, instead of a copy of them all (11 MB
-    for a shortlist of 2,700 such rows) going out to memory and being read back. The last block takes the
+    1,024 dimensions) is scored while it is still in the CPU's cache, instead of a copy of them all (4.5 MB
+    for a shortlist of 1,100 such rows) going out to memory and being read back. The last block takes the
     remainder, so no block is a single row, which NumPy scores by a dot product, not the matrix-vector
     product every other block (and the whole copy) is scored by."""
     if len(rows) <= 2 * GATHER_ROWS:
