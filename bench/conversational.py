@@ -103,6 +103,10 @@ SWEEP_FLAGS = {
         "crowded",
         "how many of its agent's memories a name the hop asks for may be held by, dated",
     ),
+    "--sweep-feedback": (
+        "feedback",
+        "the question's vector moved toward its nearest memories before they are looked for again, dated",
+    ),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

@@ -3,7 +3,8 @@ fusion's lexical share, the second hop's settings, the leading hit's user's memo
 scale, how lexical relevance reads the BM25 score, the cosine a lexical candidate outside the nearest
 counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, whether a
 sentence's first word is taken as a name, how many of its agent's memories a name the second hop asks for
-may be held by, and each choice undone in turn.
+may be held by, whether the question's vector is moved toward its nearest memories before they are
+looked for again, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -15,13 +16,14 @@ may be held by, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-nearest [--json F]
     .venv/bin/python -m bench.conversational --sweep-openers [--json F]
     .venv/bin/python -m bench.conversational --sweep-crowded [--json F]
+    .venv/bin/python -m bench.conversational --sweep-feedback [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share, nearest, openers and crowded sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share, nearest, openers, crowded and feedback sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -36,6 +38,8 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from types import SimpleNamespace
+
+import numpy as np
 
 from bench.conversational import CATEGORY, Console, load, score
 
@@ -53,11 +57,15 @@ RECENCY = [(0.0, 30.0)] + [(w, days) for w in (0.02, 0.05, 0.1, 0.15, 0.25) for 
 # How many of its agent's memories a name may be held by and still be asked for by the second hop
 # (term_stats.CROWDED; None: any number).
 CROWDED_COUNTS = (None, 200, 100, 50, 25, 12, 6, 4, 3)
+# Feedback from the nearest memories (Rocchio's, on the question's vector, as pseudo-relevance feedback
+# does): (how many of the question's nearest memories, the weight of their mean vector added to the
+# question's) before the nearest are looked for again. (0, 0.0): none, as memory.query asks.
+FEEDBACK = [(0, 0.0), (1, 0.3), (3, 0.3), (3, 0.6), (3, 1.0), (5, 0.3), (5, 0.6), (10, 0.5)]
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded")
+DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded", "feedback")
 # A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
 _SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
@@ -186,6 +194,42 @@ def _crowded(most: int | None) -> Callable[[], dict]:
     return setting
 
 
+def moved(vector: np.ndarray, leaders: np.ndarray, weight: float) -> np.ndarray:
+    """`vector` moved toward the mean of `leaders` (one row each; none: not moved), by `weight`, every
+    vector taken at unit length, and the result too."""
+    unit = vector / np.linalg.norm(vector)
+    if not len(leaders):
+        return unit
+    rows = leaders / np.linalg.norm(leaders, axis=1, keepdims=True)
+    out = unit + weight * rows.mean(axis=0)
+    return out / np.linalg.norm(out)
+
+
+def _feedback(feedback: tuple[int, float]) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import vectors
+
+        leaders, weight = feedback
+        nearest = vectors.nearest
+        if leaders:
+            _PUT_BACK.append(lambda: setattr(vectors, "nearest", nearest))
+
+            def fed_back(
+                agent_id: int, model: str, vector: np.ndarray, k: int, user_id: str | None = None
+            ) -> tuple[list[int], list[float]]:
+                ids, _ = nearest(agent_id, model, vector, leaders, user_id)
+                found = vectors.cache().matrix(agent_id, model)
+                rows = found.matrix[[found.position[i] for i in ids if i in found.position]]
+                again = moved(np.asarray(vector, dtype=np.float32), rows.astype(np.float32), weight)
+                return nearest(agent_id, model, again, k, user_id)
+
+            # memory.query's first ranking reads vectors.nearest at each question; the second hops are lexical.
+            vectors.nearest = fed_back
+        return {"feedback (leaders, weight)": feedback}
+
+    return setting
+
+
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -231,6 +275,8 @@ ABLATIONS = (
     "the vectors alone",
 )
 ASKED = [""]  # the question being asked, for the hop that asks with its words
+# What a setting replaced outside the modules `_reset` reloads, each put back by `_reset`.
+_PUT_BACK: list[Callable[[], object]] = []
 
 
 def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
@@ -249,6 +295,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_subject(subject), False) for subject in SUBJECTS]
     if kind == "crowded":
         return [(_crowded(most), False) for most in CROWDED_COUNTS]
+    if kind == "feedback":
+        return [(_feedback(feedback), False) for feedback in FEEDBACK]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
     if kind == "scale":
@@ -267,6 +315,8 @@ def _reset() -> None:
 
     for module in (ranking, term_stats, fusion, bridging, identifiers, timeline, query):
         importlib.reload(module)  # every constant and function back as chosen
+    while _PUT_BACK:  # the latest first
+        _PUT_BACK.pop()()
     query.statement.cache_clear()
 
 
@@ -282,7 +332,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     vector join the candidates, each of NEAREST, dated; "openers": names read as memory.query reads them
     and without the capitalised words a sentence opens with (`_openers`), dated; "crowded": how many of its
     agent's memories a name the second hop asks for may be held by, each of CROWDED_COUNTS, dated;
-    "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    "feedback": the question's vector moved toward its nearest memories (`moved`) before they are looked
+    for again, each of FEEDBACK, dated; "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)

@@ -3,9 +3,12 @@ retrieval section reports are computed as documented."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bench import conversational, conversational_choices
+from tests.models.retrieval.conftest import embedder  # noqa: F401  (a fixture: the scripted embedder)
+from tests.models.retrieval.retrieval_support import LABEL, backfill_all, concept_vector, remember
 
 
 def test_recall_counts_the_share_of_evidence_in_the_top_k_and_mrr_the_first_evidence_rank():
@@ -135,6 +138,47 @@ def test_the_openers_sweep_reads_names_as_chosen_then_without_the_words_sentence
     assert "openers" in conversational_choices.DATED
 
 
+def test_feedback_moves_the_question_toward_its_leaders_mean_and_keeps_it_at_unit_length():
+    question, leaders = np.array([2.0, 0.0, 0.0]), np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    assert conversational_choices.moved(question, leaders, 0.0).tolist() == [1.0, 0.0, 0.0]
+    assert conversational_choices.moved(question, leaders[:0], 0.5).tolist() == [1.0, 0.0, 0.0]
+    expected = np.array([1.0, 0.5, 0.5]) / np.linalg.norm([1.0, 0.5, 0.5])
+    assert conversational_choices.moved(question, leaders, 1.0) == pytest.approx(expected)
+
+
+def test_the_feedback_sweep_asks_the_nearest_again_from_the_moved_question_then_puts_them_back(
+    embedder,  # noqa: F811  (the fixture imported above)
+    make_agent,
+):
+    from models.retrieval import vectors
+
+    agent = make_agent()
+    texts = ["Maya books a flight to Lisbon", "Maya cooks pasta for dinner", "Tom walks the dog"]
+    ids = [remember(agent, text).id for text in texts]
+    backfill_all()
+    vector_of = dict(zip(ids, (concept_vector(text) for text in texts), strict=True))
+    probe = np.array(concept_vector("Maya flight dinner"), dtype=np.float32)
+    chosen = vectors.nearest
+    unfed = chosen(agent.id, LABEL, probe, 3)
+    swept = []
+    for setting, first_too in conversational_choices.settings("feedback"):
+        leaders, weight = setting()["feedback (leaders, weight)"]
+        swept.append((leaders, weight))
+        found, scores = vectors.nearest(agent.id, LABEL, probe, 3)
+        if not leaders:
+            assert vectors.nearest is chosen and (found, scores) == unfed
+        else:
+            first = chosen(agent.id, LABEL, probe, leaders)[0]
+            again = conversational_choices.moved(probe, np.array([vector_of[i] for i in first]), weight)
+            expected_ids, expected_scores = chosen(agent.id, LABEL, again, 3)
+            assert found == expected_ids and scores == pytest.approx(expected_scores, abs=1e-5)
+            assert scores != pytest.approx(unfed[1], abs=1e-3)  # the question did move
+        conversational_choices._reset()
+        assert vectors.nearest is chosen and not first_too
+    assert swept == conversational_choices.FEEDBACK and swept[0] == (0, 0.0)
+    assert "feedback" in conversational_choices.DATED
+
+
 def test_a_run_records_the_versions_its_figures_depend_on_and_the_processors_int8_instructions():
     from importlib import metadata
 
@@ -152,7 +196,10 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     assert {"fusion", "bridges", "subjects", "ablate"} <= kinds
     with pytest.raises(SystemExit) as refused:
         conversational.main(["--sweep-nearest", "--dated"])
-    assert refused.value.code == 2 and "nearest, openers, crowded sweeps are dated" in capsys.readouterr().err
+    assert (
+        refused.value.code == 2
+        and "nearest, openers, crowded, feedback sweeps are dated" in capsys.readouterr().err
+    )
 
 
 def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkeypatch, tmp_path):
