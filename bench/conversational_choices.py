@@ -197,12 +197,12 @@ def _crowded(most: int | None) -> Callable[[], dict]:
 def moved(vector: np.ndarray, leaders: np.ndarray, weight: float) -> np.ndarray:
     """`vector` moved toward the mean of `leaders` (one row each; none: not moved), by `weight`, every
     vector taken at unit length, and the result too."""
-    unit = vector / np.linalg.norm(vector)
+    from jobs.onnx_export import normalised
+
+    unit = normalised(vector[None])[0]
     if not len(leaders):
         return unit
-    rows = leaders / np.linalg.norm(leaders, axis=1, keepdims=True)
-    out = unit + weight * rows.mean(axis=0)
-    return out / np.linalg.norm(out)
+    return normalised((unit + weight * normalised(leaders).mean(axis=0))[None])[0]
 
 
 def _feedback(feedback: tuple[int, float]) -> Callable[[], dict]:
@@ -220,7 +220,7 @@ def _feedback(feedback: tuple[int, float]) -> Callable[[], dict]:
                 ids, _ = nearest(agent_id, model, vector, leaders, user_id)
                 found = vectors.cache().matrix(agent_id, model)
                 rows = found.matrix[[found.position[i] for i in ids if i in found.position]]
-                again = moved(np.asarray(vector, dtype=np.float32), rows.astype(np.float32), weight)
+                again = moved(np.asarray(vector), rows, weight)
                 return nearest(agent_id, model, again, k, user_id)
 
             # memory.query's first ranking reads vectors.nearest at each question; the second hops are lexical.

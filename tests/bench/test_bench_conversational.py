@@ -142,6 +142,8 @@ def test_feedback_moves_the_question_toward_its_leaders_mean_and_keeps_it_at_uni
     question, leaders = np.array([2.0, 0.0, 0.0]), np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
     assert conversational_choices.moved(question, leaders, 0.0).tolist() == [1.0, 0.0, 0.0]
     assert conversational_choices.moved(question, leaders[:0], 0.5).tolist() == [1.0, 0.0, 0.0]
+    # A leader with no length (a zero row) adds nothing rather than turning the question into NaN.
+    assert conversational_choices.moved(question, np.zeros((1, 3)), 0.5).tolist() == [1.0, 0.0, 0.0]
     expected = np.array([1.0, 0.5, 0.5]) / np.linalg.norm([1.0, 0.5, 0.5])
     assert conversational_choices.moved(question, leaders, 1.0) == pytest.approx(expected)
 
