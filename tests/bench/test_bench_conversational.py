@@ -204,26 +204,23 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
     )
 
 
-def test_the_float32_question_flag_leaves_no_int8_export_that_could_agree(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    ("flag", "setting", "value"),
+    [("--question-float32", "QUESTION_AGREEMENT", 1.0), ("--no-question-delta", "QUESTION_DELTA", None)],
+)
+def test_the_question_flags_set_the_embedder_before_it_is_built(monkeypatch, tmp_path, flag, setting, value):
     """`--question-float32` asks the int8 export for an exact agreement, which it never reaches: the question
-    then takes a stored text's path (tests/jobs/test_local_embedder.py, where the int8 export strays)."""
+    then takes a stored text's path (tests/jobs/test_local_embedder.py, where the int8 export strays).
+    `--no-question-delta` embeds the question without the shipped delta (jobs/question_delta.py): the run
+    beside which the delta's held-out figures are reported."""
     from jobs.local_embedder import LocalMiniLM
 
-    monkeypatch.setattr(LocalMiniLM, "QUESTION_AGREEMENT", LocalMiniLM.QUESTION_AGREEMENT)
+    monkeypatch.setattr(LocalMiniLM, setting, getattr(LocalMiniLM, setting))
+    assert getattr(LocalMiniLM, setting) != value
     out = tmp_path / "run.json"
-    argv = [
-        "--set",
-        "life_log",
-        "--agents",
-        "1",
-        "--systems",
-        "BM25",
-        "--question-float32",
-        "--json",
-        str(out),
-    ]
+    argv = ["--set", "life_log", "--agents", "1", "--systems", "BM25", flag, "--json", str(out)]
     assert conversational.main(argv) == 0
-    assert LocalMiniLM.QUESTION_AGREEMENT == 1.0 and out.exists()
+    assert getattr(LocalMiniLM, setting) == value and out.exists()
 
 
 def test_the_ablations_without_the_hops_and_by_the_vectors_alone_tell_the_sweep_how_to_ask():

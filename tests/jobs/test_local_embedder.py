@@ -92,19 +92,27 @@ def test_one_question_goes_through_onnx_runtime_to_the_vector_encode_gives(monke
     assert id(embedder._model) not in visited and id(embedder._runner) not in visited
 
 
-def test_a_question_takes_the_int8_export_and_ranks_as_the_model_while_a_text_to_store_stays_the_models():
-    """memory.query's question: the int8 export, near the model's vector (QUESTION_AGREEMENT) and ranking
-    the stored vectors as the model's own question vector does; a text to store, alone or in a batch, is
-    never embedded that way (the stored vectors must all be the model's to be compared)."""
+@pytest.mark.parametrize("delta", [LocalMiniLM.QUESTION_DELTA, None], ids=["tuned", "the model's own"])
+def test_a_question_takes_the_int8_export_of_its_weights_while_a_text_to_store_stays_the_models(
+    monkeypatch, delta
+):
+    """memory.query's question: the int8 export of the question's weights (the model with the shipped delta,
+    jobs/question_delta.py, or the model's own), near those weights' vector (QUESTION_AGREEMENT) and ranking
+    the stored vectors as their question vector does; a text to store, alone or in a batch, is never
+    embedded that way (the stored vectors must all be the model's to be compared)."""
+    monkeypatch.setattr(LocalMiniLM, "QUESTION_DELTA", delta)
     embedder = LocalMiniLM()
     questions = np.vstack([embedder.embed([q], query=True) for q in QUESTIONS])
     stored_alone = embedded_one_by_one(embedder)
     model = embedder.embed(QUESTIONS)
+    weights = np.vstack([embedder.question_forward(q) for q in QUESTIONS])
     assert embedder.question_path.startswith("onnx (int8") and embedder.path.startswith("onnx (float32")
-    assert agreement(questions, model) >= LocalMiniLM.QUESTION_AGREEMENT
+    assert agreement(questions, weights) >= LocalMiniLM.QUESTION_AGREEMENT
     assert agreement(stored_alone, model) >= LocalMiniLM.ONNX_AGREEMENT  # the float32 path, not int8
+    assert (embedder.question_model is embedder._model) == (delta is None)
+    assert ("-q" in embedder.question_export.name) == (delta is not None)
     facts = embedder.embed(FACTS)
-    assert list(np.argmax(questions[:2] @ facts.T, axis=1)) == list(np.argmax(model[:2] @ facts.T, axis=1))
+    assert list(np.argmax(questions[:2] @ facts.T, axis=1)) == list(np.argmax(weights[:2] @ facts.T, axis=1))
 
 
 def test_where_the_int8_export_strays_a_question_takes_a_stored_texts_path(monkeypatch):

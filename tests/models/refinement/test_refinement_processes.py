@@ -83,8 +83,15 @@ def test_two_workers_on_one_agent_run_exactly_one_session(app, agent, llm, redis
 
         wait_for(second_refused, timeout=60)
         release.set()
-        for worker in workers:
-            worker.wait(timeout=60)
+        for i, worker in enumerate(workers):
+            try:
+                worker.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # what the worker was doing, for whoever reads the failure
+                logs[i].flush()
+                said = (tmp_path / f"worker{i}.log").read_text(errors="replace")[-4000:]
+                raise AssertionError(
+                    f"worker {i} still running 60 s after the model answered:\n{said}"
+                ) from None
     finally:
         release.set()
         for worker in workers:
