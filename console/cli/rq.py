@@ -22,6 +22,8 @@ from .common import emit
 # in the agent's vector matrix the process keeps (jobs/relations.py), which a work horse would load
 # afresh and lose when it exits.
 IN_PROCESS = frozenset({"jobs.relations.link_related"})
+# How often the thread listening for RQ's commands wakes to see whether it should stop (RQ's own: 60 s).
+COMMANDS_WAKE_SECONDS = 1.0
 log = logging.getLogger(__name__)
 
 
@@ -38,6 +40,18 @@ class AppWorker(Worker):
         finally:
             db.session.remove()  # the next job, in this process or a horse, starts with a fresh session
         self.set_state(WorkerStatus.IDLE)
+
+    def subscribe(self):
+        """RQ's listener for its commands (stop a job, shut down), woken every COMMANDS_WAKE_SECONDS. On exit
+        RQ unsubscribes, then stops the listener, and redis-py's stop() waits for it: where the listener had
+        already taken the unsubscribe's reply and gone back to waiting, RQ's 60 s wake held every worker's exit
+        — a burst worker's, a shut-down's — for up to a minute."""
+        self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=COMMANDS_WAKE_SECONDS, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
 
     def main_work_horse(self, job, queue):
         # Connections inherited through fork() belong to the parent; never share them.
