@@ -7,8 +7,10 @@
 Training: LoRA (peft) of rank RANK on every linear layer of all-MiniLM-L6-v2's transformer, on the question's
 side only — each question of a set's seed TRAIN_SEED asked against every memory of its agent, the stored
 vectors the model's own and fixed, the evidence memories the positives of an InfoNCE loss at temperature
-TEMPERATURE (the log of the softmax's mass on the evidence); EPOCHS pass of AdamW at LEARNING_RATE, BATCH
-questions a step, one seed for the order and the factors' start, so a re-run trains the same delta.
+TEMPERATURE (LOSS: "any", the log of the softmax's mass on the evidence together, or "each", each evidence
+memory against the other memories, averaged: a question of two notes then pulls both); EPOCHS pass of
+AdamW at LEARNING_RATE, BATCH questions a step, one seed for the order and the factors' start, so a re-run
+trains the same delta.
 
 `--folds`: for each development set in turn, a delta trained on the other four generators' sets and measured
 on the held set's seed ASK_SEED, which no fold trained on — dense-only recall@10 (the nearest ten by cosine,
@@ -39,6 +41,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench import conversational  # noqa: E402
 from bench.conversational import DEVELOPMENT, load  # noqa: E402
+from jobs import embeddings, question_delta  # noqa: E402
+from jobs.local_embedder import LocalMiniLM  # noqa: E402
+from jobs.onnx_export import normalised  # noqa: E402
 
 RANK, ALPHA = 8, 16
 # Every linear layer of the six BERT layers (not the pooler's, which mean pooling never reads).
@@ -47,6 +52,8 @@ LEARNING_RATE = 3e-4
 EPOCHS = 1
 BATCH = 32
 TEMPERATURE = 0.05
+LOSS = "any"
+LOSSES = ("any", "each")
 TRAIN_SEED, ASK_SEED = 1, 0  # the sets' seeds: trained on one, asked on the other
 ORDER_SEED = 0
 
@@ -83,16 +90,12 @@ class Agents:
 @cache  # each set's stored vectors once a run, whichever folds it is in
 def one_set(model: Any, name: str, seed: int) -> list[tuple[np.ndarray, list[tuple[str, list[int]]]]]:
     """Each agent of a set's seed: its memories' stored vectors, and its questions with their evidence's rows."""
-    from jobs.onnx_export import normalised
-
     agents = []
     for agent in load(name, seed)["agents"]:
         rows = {m["id"]: row for row, m in enumerate(agent["memories"])}
-        vectors = model.encode(
-            [m["content"] for m in agent["memories"]], batch_size=64, show_progress_bar=False
-        )
+        vectors = encoder(model)([m["content"] for m in agent["memories"]])
         questions = [(q["text"], [rows[e] for e in q["evidence"] if e in rows]) for q in agent["questions"]]
-        agents.append((normalised(vectors), [(text, evidence) for text, evidence in questions if evidence]))
+        agents.append((vectors, [(text, evidence) for text, evidence in questions if evidence]))
     return agents
 
 
@@ -107,7 +110,9 @@ def pooled(transformer: Any, tokenizer: Any, texts: list[str], max_length: int) 
     return torch.nn.functional.normalize(vectors, dim=1)
 
 
-def train(model: Any, agents: Agents) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], float]:
+def train(
+    model: Any, agents: Agents, loss: str = LOSS
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], float]:
     """A LoRA delta of the question's side trained on `agents`: (layer name -> (A, B)), and its scale."""
     import copy
 
@@ -131,15 +136,32 @@ def train(model: Any, agents: Agents) -> tuple[dict[str, tuple[np.ndarray, np.nd
         for start in range(0, len(order), BATCH):
             chosen = [agents.questions[i] for i in order[start : start + BATCH]]
             vectors = pooled(tuned, model.tokenizer, [text for text, _, _ in chosen], model.max_seq_length)
-            losses = []
-            for vector, (_, agent, evidence) in zip(vectors, chosen, strict=True):
-                scores = stored[agent] @ vector / TEMPERATURE
-                losses.append(torch.logsumexp(scores, 0) - torch.logsumexp(scores[evidence], 0))
-            loss = torch.stack(losses).mean()
+            losses = [
+                question_loss(stored[agent] @ vector / TEMPERATURE, evidence, loss)
+                for vector, (_, agent, evidence) in zip(vectors, chosen, strict=True)
+            ]
+            step = torch.stack(losses).mean()
             optimiser.zero_grad()
-            loss.backward()
+            step.backward()
             optimiser.step()
     return factors(tuned)
+
+
+def question_loss(scores: Any, evidence: list[int], loss: str) -> Any:
+    """One question's InfoNCE loss over its agent's memories' `scores` (`loss`: see LOSS). "any" is satisfied
+    once the evidence together holds the mass, which one note of two can do alone; "each" asks it of every note:
+    each against the memories that are not evidence, the losses averaged."""
+    import torch
+
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}")
+    if loss == "any":
+        return torch.logsumexp(scores, 0) - torch.logsumexp(scores[evidence], 0)
+    others = torch.ones_like(scores, dtype=torch.bool)
+    others[evidence] = False
+    rest = torch.logsumexp(scores[others], 0) if bool(others.any()) else scores.new_tensor(float("-inf"))
+    positives = scores[evidence]
+    return (torch.logaddexp(positives, rest) - positives).mean()
 
 
 def factors(tuned: Any) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], float]:
@@ -158,58 +180,57 @@ def factors(tuned: Any) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], float
     return found, scale
 
 
-def question_encoder(model: Any):
-    """Questions -> normalised float32 vectors through `model` (sentence-transformers)."""
-    from jobs.onnx_export import normalised
-
+def encoder(model: Any):
+    """Texts -> normalised float32 vectors through `model` (sentence-transformers)."""
     return lambda texts: normalised(model.encode(texts, batch_size=64, show_progress_bar=False))
 
 
-def hybrid_recall(name: str, delta: Path | None) -> float:
-    """memory.query's recall@10 on `name`'s ASK_SEED, dated, its question through `delta` (None: the model's
-    own) as a deployment embeds it (a fresh embedder: jobs/embeddings.py builds one per process)."""
-    from jobs import embeddings
-    from jobs.local_embedder import LocalMiniLM
-
+def hybrid_recall(name: str, delta: Path | None) -> tuple[float, float]:
+    """memory.query's recall@10 on `name`'s ASK_SEED, dated, of every question and of the multi-hop ones, its
+    question through `delta` (None: the model's own) as a deployment embeds it (a fresh embedder:
+    jobs/embeddings.py builds one per process)."""
     LocalMiniLM.QUESTION_DELTA = delta
     embeddings._build.cache_clear()
     result = conversational.run(name, ASK_SEED, ["memory.query"], None, dated=True)
-    return result["rows"][0]["all"]["recall@10"]
+    row = result["rows"][0]
+    return row["all"]["recall@10"], row["multi-hop"]["recall@10"]
 
 
-def folds(model: Any, workdir: Path) -> list[dict]:
-    from jobs import question_delta
+def hybrid_columns(name: str, delta: Path) -> dict[str, float]:
+    """memory.query's recall@10 on `name`, of all its questions and of the multi-hop ones, with the model's
+    own question and with `delta`'s."""
+    (model, model_hops), (tuned, tuned_hops) = hybrid_recall(name, None), hybrid_recall(name, delta)
+    return {
+        "hybrid_model": model,
+        "hybrid_tuned": tuned,
+        "multi_hop_model": model_hops,
+        "multi_hop_tuned": tuned_hops,
+    }
 
+
+def folds(model: Any, workdir: Path, loss: str) -> list[dict]:
     rows = []
     for held in DEVELOPMENT:
-        trained = train(model, Agents(model, tuple(n for n in DEVELOPMENT if n != held), TRAIN_SEED))
+        trained = train(model, Agents(model, tuple(n for n in DEVELOPMENT if n != held), TRAIN_SEED), loss)
         path = workdir / f"{held}.npz"
         question_delta.save(path, *trained)
         asked = Agents(model, (held,), ASK_SEED)
         tuned = question_delta.merged(model, path)
         row = {
             "held": held,
-            "dense_model": asked.dense_recall(question_encoder(model)),
-            "dense_tuned": asked.dense_recall(question_encoder(tuned)),
-            "hybrid_model": hybrid_recall(held, None),
-            "hybrid_tuned": hybrid_recall(held, path),
-        }
+            "dense_model": asked.dense_recall(encoder(model)),
+            "dense_tuned": asked.dense_recall(encoder(tuned)),
+        } | hybrid_columns(held, path)
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
 
 
-def write(model: Any) -> list[dict]:
-    from jobs import question_delta
-
-    question_delta.save(question_delta.SHIPPED, *train(model, Agents(model, DEVELOPMENT, TRAIN_SEED)))
+def write(model: Any, loss: str) -> list[dict]:
+    question_delta.save(question_delta.SHIPPED, *train(model, Agents(model, DEVELOPMENT, TRAIN_SEED), loss))
     rows = []
     for name in DEVELOPMENT:
-        row = {
-            "set": name,
-            "hybrid_model": hybrid_recall(name, None),
-            "hybrid_tuned": hybrid_recall(name, question_delta.SHIPPED),
-        }
+        row = {"set": name} | hybrid_columns(name, question_delta.SHIPPED)
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -225,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--folds", action="store_true", help="leave each development set out in turn")
     mode.add_argument("--write", action="store_true", help="train on all five and write the shipped delta")
+    parser.add_argument("--loss", choices=LOSSES, default=LOSS, help="how a question's evidence is pulled")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     import torch
@@ -234,12 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memconsole-tuning-") as workdir:
         # The int8 exports of every fold's delta in a cache of their own, gone with the run.
         os.environ["XDG_CACHE_HOME"] = workdir
-        rows = folds(model, Path(workdir)) if args.folds else write(model)
+        rows = folds(model, Path(workdir), args.loss) if args.folds else write(model, args.loss)
     rows.append(mean_row(rows, "held" if args.folds else "set"))
     print(json.dumps(rows[-1]), flush=True)
     if args.json:
         settings = {"rank": RANK, "alpha": ALPHA, "targets": TARGETS, "learning_rate": LEARNING_RATE,
-                    "epochs": EPOCHS, "batch": BATCH, "temperature": TEMPERATURE, "train_seed": TRAIN_SEED,
+                    "epochs": EPOCHS, "batch": BATCH, "temperature": TEMPERATURE, "loss": args.loss, "train_seed": TRAIN_SEED,
                     "ask_seed": ASK_SEED}  # fmt: skip
         Path(args.json).write_text(json.dumps({"settings": settings, "rows": rows}, indent=1) + "\n")
     return 0

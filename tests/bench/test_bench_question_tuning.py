@@ -38,7 +38,7 @@ def model():
 
 def agents(model) -> question_tuning.Agents:
     found = object.__new__(question_tuning.Agents)
-    found.stored = [question_tuning.question_encoder(model)(notes) for notes in NOTES]
+    found.stored = [question_tuning.encoder(model)(notes) for notes in NOTES]
     found.questions = QUESTIONS * 4  # a few steps' worth
     return found
 
@@ -70,6 +70,60 @@ def test_the_trained_delta_is_the_one_the_package_merges_and_moves_questions_tow
     tuned = question_delta.merged(
         model, path
     )  # the plain transformer's layer names: the package can merge it
-    before = margin(question_tuning.question_encoder(model), found)
-    after = margin(question_tuning.question_encoder(tuned), found)
+    before = margin(question_tuning.encoder(model), found)
+    after = margin(question_tuning.encoder(tuned), found)
     assert after > before + 0.01
+
+
+@pytest.mark.parametrize("loss", question_tuning.LOSSES)
+def test_a_question_whose_evidence_already_ranks_first_costs_little_under_each_loss(loss):
+    import torch
+
+    scores = torch.tensor([9.0, 8.5, 1.0, 0.0])
+    assert float(question_tuning.question_loss(scores, [0, 1], loss)) < 0.01
+
+
+def test_the_each_loss_pulls_the_note_a_question_finds_least_and_the_any_loss_barely_does():
+    """A question of two notes, one found and one not: "any" is nearly satisfied by the one it found; "each"
+    pulls the other up, and pulls it harder than the one already found."""
+    import torch
+
+    grads = {}
+    for loss in question_tuning.LOSSES:
+        scores = torch.tensor(
+            [9.0, 1.0, 5.0, 4.0], requires_grad=True
+        )  # evidence: rows 0 (found) and 1 (not)
+        question_tuning.question_loss(scores, [0, 1], loss).backward()
+        grads[loss] = scores.grad
+    assert float(grads["any"][1]) > -0.01  # the note not found: left where it is
+    assert float(grads["each"][1]) < -0.4  # pulled up (a gradient step lowers the loss by raising it)
+    assert float(grads["each"][1]) < float(grads["each"][0])
+
+
+def test_the_each_loss_of_a_question_whose_every_memory_is_evidence_is_finite():
+    import torch
+
+    assert torch.isfinite(question_tuning.question_loss(torch.tensor([1.0, 2.0]), [0, 1], "each"))
+
+
+@pytest.mark.parametrize("loss", question_tuning.LOSSES)
+def test_every_step_of_training_uses_the_loss_asked_for(model, monkeypatch, loss):
+    asked = []
+    real = question_tuning.question_loss
+
+    def recorded(scores, evidence, which):
+        asked.append(which)
+        return real(scores, evidence, which)
+
+    monkeypatch.setattr(question_tuning, "question_loss", recorded)
+    monkeypatch.setattr(question_tuning, "BATCH", 6)
+    monkeypatch.setattr(question_tuning, "EPOCHS", 1)
+    question_tuning.train(model, agents(model), loss)
+    assert len(asked) == len(QUESTIONS) * 4 and set(asked) == {loss}
+
+
+def test_an_unknown_loss_is_refused():
+    import torch
+
+    with pytest.raises(ValueError, match="loss must be one of"):
+        question_tuning.question_loss(torch.tensor([1.0, 2.0]), [0], "some")
