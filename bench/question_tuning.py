@@ -18,7 +18,8 @@ float32), the model's own question against the tuned one, and memory.query's rec
 dated) with no delta and with the fold's, through the path a deployment takes (the int8 export of the tuned
 question, jobs/local_embedder.py). `--write`: one delta from all five sets' TRAIN_SEED, written where the
 package ships it (jobs/data/question_lora.npz), then memory.query's recall@10 on each set's ASK_SEED with it
-and without. The held-out sets are never read here: bench/conversational.py reports them.
+and without. Both give memory.query's recall@10 of the multi-hop questions apart too. The held-out sets are
+never read here: bench/conversational.py reports them.
 """
 
 from __future__ import annotations
