@@ -107,6 +107,10 @@ SWEEP_FLAGS = {
         "feedback",
         "the question's vector moved toward its nearest memories before they are looked for again, dated",
     ),
+    "--sweep-rest": (
+        "rest",
+        "the question without its leading hit's words, embedded and looked for among that hit's user's, dated",
+    ),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

@@ -4,7 +4,8 @@ scale, how lexical relevance reads the BM25 score, the cosine a lexical candidat
 counts, the mix's lexical share asked dated, how many nearest by vector join the candidates, whether a
 sentence's first word is taken as a name, how many of its agent's memories a name the second hop asks for
 may be held by, whether the question's vector is moved toward its nearest memories before they are
-looked for again, and each choice undone in turn.
+looked for again, whether what the question asks once its leading hit is found is embedded a second time
+and looked for among that hit's user's memories, and each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -17,13 +18,14 @@ looked for again, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-openers [--json F]
     .venv/bin/python -m bench.conversational --sweep-crowded [--json F]
     .venv/bin/python -m bench.conversational --sweep-feedback [--json F]
+    .venv/bin/python -m bench.conversational --sweep-rest [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share, nearest, openers, crowded and feedback sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share, nearest, openers, crowded, feedback and rest sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -35,9 +37,11 @@ import json
 import re
 import shutil
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -61,11 +65,15 @@ CROWDED_COUNTS = (None, 200, 100, 50, 25, 12, 6, 4, 3)
 # does): (how many of the question's nearest memories, the weight of their mean vector added to the
 # question's) before the nearest are looked for again. (0, 0.0): none, as memory.query asks.
 FEEDBACK = [(0, 0.0), (1, 0.3), (3, 0.3), (3, 0.6), (3, 1.0), (5, 0.3), (5, 0.6), (10, 0.5)]
+# The question taken apart: its words the leading hit holds taken out (`rest`), the rest embedded a second
+# time and looked for among the leading hit's user's memories — (after how many of memory.query's results
+# they come in, how many). (0, 0): none, as memory.query asks.
+REST = [(0, 0), (3, 1), (6, 1), (8, 1), (4, 2), (6, 2)]
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded", "feedback")
+DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded", "feedback", "rest")
 # A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
 _SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
@@ -230,6 +238,94 @@ def _feedback(feedback: tuple[int, float]) -> Callable[[], dict]:
     return setting
 
 
+def _stem(word: str) -> str:
+    """A word's form for telling whether the leading hit holds it: lower case, without one ending of
+    -ing, -es, -ed or -s, nor a doubled last letter ("running" and "runs": "run")."""
+    word = word.lower()
+    for ending in ("ing", "es", "ed", "s"):
+        if len(word) > len(ending) + 2 and word.endswith(ending):
+            word = word[: -len(ending)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+def rest(question: str, leader: str) -> str:
+    """`question` without the words `leader` holds (`_stem`): what it asks once the one it describes is
+    found: "Who does the person running Orchid report to?", led by "Viktor runs Orchid, the billing
+    service.", leaves "Who does person report to?" — short words the hit holds go too."""
+    held = {_stem(word) for word in re.findall(r"[A-Za-z0-9]+", leader)}
+    words = re.findall(r"[A-Za-z0-9'’]+|\?", question)
+    return " ".join(w for w in words if w == "?" or _stem(w) not in held).replace(" ?", "?")
+
+
+# Each rest embedded once a set (the settings share it): its vector, and the milliseconds its embedding
+# and the question's, asked again just before it, took.
+_RESTS: dict[str, tuple[np.ndarray, float, float]] = {}
+_TAKEN_APART = [0]  # the questions the setting being measured took apart
+
+
+def _rest_vector(question: str, left: str) -> np.ndarray:
+    from jobs.embeddings import get_embedder
+
+    if left not in _RESTS:
+        embedder = get_embedder()
+        started = time.perf_counter()
+        embedder.embed([question], query=True)
+        asked = time.perf_counter()
+        vector = embedder.embed([left], query=True)[0]
+        _RESTS[left] = (vector, (asked - started) * 1000, (time.perf_counter() - asked) * 1000)
+    return _RESTS[left][0]
+
+
+def _rest(at: tuple[int, int]) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import query, vectors
+
+        keep, count = at
+        _TAKEN_APART[0] = 0
+        if count:
+            chosen = query.search
+            _PUT_BACK.append(lambda: setattr(query, "search", chosen))
+
+            def taken_apart(agent_id: int, **asked: Any) -> list[Any]:
+                hits = chosen(agent_id, **asked)
+                dense, text = asked.get("dense"), asked.get("text") or ""
+                # The hops' own statements (lexical, no second hop) and a leader of no user: as memory.query.
+                if dense is None or not asked.get("bridge", True) or not hits or hits[0].user_id is None:
+                    return hits
+                left = rest(text, hits[0].content or "")
+                if not left.strip("? ") or left == text:
+                    return hits
+                _TAKEN_APART[0] += 1
+                vector = _rest_vector(text, left)
+                ids, _ = vectors.nearest(agent_id, dense[0], vector, keep + count, user_id=hits[0].user_id)
+                seen = {hit.id for hit in hits[:keep]}
+                # The sweep scores a hit by its id alone.
+                news = [SimpleNamespace(id=i) for i in ids if i not in seen][:count]
+                fresh = {hit.id for hit in news}
+                rest_of = [hit for hit in hits[keep:] if hit.id not in fresh]
+                return [*hits[:keep], *news, *rest_of][: asked.get("top_k", 5)]
+
+            # memory.query's own recursion (its hops) reads the module's name: they pass through unchanged.
+            query.search = taken_apart
+        return {"rest (keep, count)": at}
+
+    return setting
+
+
+def rest_costs(asked: int) -> dict[str, float]:
+    """The share of the `asked` questions the setting just measured took apart (a second embedding each),
+    and the median milliseconds of a rest's embedding and of its question's, each pair asked one after
+    the other (`_rest_vector`); nothing where none was."""
+    if not _TAKEN_APART[0]:
+        return {}
+    questions = sorted(q for _v, q, _r in _RESTS.values())
+    rests = sorted(r for _v, _q, r in _RESTS.values())
+    middle = len(rests) // 2
+    return {"taken apart": round(_TAKEN_APART[0] / asked, 3), "question_embed_p50_ms": round(questions[middle], 2),
+            "rest_embed_p50_ms": round(rests[middle], 2)}  # fmt: skip
+
+
 def _undone(name: str) -> Callable[[], dict]:
     """One of memory.query's choices undone (docs/explanation/retrieval.md), the others as chosen."""
 
@@ -297,6 +393,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_crowded(most), False) for most in CROWDED_COUNTS]
     if kind == "feedback":
         return [(_feedback(feedback), False) for feedback in FEEDBACK]
+    if kind == "rest":
+        return [(_rest(at), False) for at in REST]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
     if kind == "scale":
@@ -333,12 +431,15 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     and without the capitalised words a sentence opens with (`_openers`), dated; "crowded": how many of its
     agent's memories a name the second hop asks for may be held by, each of CROWDED_COUNTS, dated;
     "feedback": the question's vector moved toward its nearest memories (`moved`) before they are looked
-    for again, each of FEEDBACK, dated; "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    for again, each of FEEDBACK, dated; "rest": the question's words its leading hit does not hold (`rest`)
+    embedded and looked for among that hit's user's memories, each of REST, dated, with what that second
+    embedding cost (`rest_costs`); "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
+    _RESTS.clear()  # a set's own costs
     try:
         console = Console(workdir, dated=kind in DATED)
         asked = []
@@ -373,6 +474,8 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
                 k: round(sum(r["recall@10"] for r in values) / len(values), 4 if k == "all" else 3)
                 for k, values in got.items()
             } | {"all@5": round(sum(r["recall@5"] for r in got["all"]) / len(got["all"]), 4)})  # fmt: skip
+            if kind == "rest":
+                rows[-1] |= rest_costs(len(asked))
             if kind == "scale":  # the same setting asked with no embedder: the lexical ranking alone
                 alone = []
                 for key, question, _dense in asked:

@@ -200,7 +200,7 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
         conversational.main(["--sweep-nearest", "--dated"])
     assert (
         refused.value.code == 2
-        and "nearest, openers, crowded, feedback sweeps are dated" in capsys.readouterr().err
+        and "nearest, openers, crowded, feedback, rest sweeps are dated" in capsys.readouterr().err
     )
 
 
@@ -245,3 +245,39 @@ def test_the_section_reports_the_statements_a_question_sent_for_memory_querys_ro
     assert "SQL statements a question sent, on average: memory.query 2.33, memory.query lexical 1.5." in text
     result["rows"] = [row("BM25")]
     assert "SQL statements" not in conversational.section([result])
+
+
+def test_the_rest_of_a_question_is_its_words_the_leading_hit_does_not_hold():
+    rest = conversational_choices.rest
+    assert rest(
+        "Who does the person running Orchid report to?", "Viktor runs Orchid, the billing service."
+    ) == ("Who does person report to?")
+    # Its endings do not hide a word the hit holds ("books" / "booked"); a hit holding none leaves it whole.
+    assert rest("Who booked the Lisbon flights?", "Maya books a flight to Lisbon") == "Who the?"
+    assert rest("Where does Tom walk?", "Maya cooks pasta") == "Where does Tom walk?"
+
+
+def test_the_rest_sweep_lets_in_the_leaders_users_memory_nearest_the_rest_then_puts_memory_query_back(
+    embedder,  # noqa: F811  (the fixture imported above)
+    make_agent,
+):
+    from models.retrieval import query
+
+    agent = make_agent()
+    flight = remember(agent, "Maya books a flight to Lisbon", user_id="maya")
+    dinner = remember(agent, "Maya cooks pasta for dinner", user_id="maya")
+    remember(agent, "Tom, a person of habit, walks to Lisbon's market with the dog", user_id="tom")
+    remember(agent, "Tom eats at noon", user_id="tom")
+    backfill_all()
+    text = "What does the person with a flight to Lisbon eat?"
+    asked = dict(text=text, categories=["profile"], top_k=2, dense=(LABEL, np.array(concept_vector(text))))
+    chosen = query.search
+    before = [hit.id for hit in query.search(agent.id, **asked)]
+    assert before[0] == flight.id and dinner.id not in before
+    conversational_choices._rest((1, 1))()
+    # The rest, "What does the person with eat?", is nearest the dinner among Maya's memories.
+    assert [hit.id for hit in query.search(agent.id, **asked)] == [flight.id, dinner.id]
+    assert conversational_choices.rest_costs(2)["taken apart"] == 0.5  # one question of two
+    conversational_choices._reset()
+    assert query.search is chosen and [hit.id for hit in query.search(agent.id, **asked)] == before
+    assert conversational_choices.REST[0] == (0, 0) and "rest" in conversational_choices.DATED
