@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from bench.conversational import CATEGORY, Console, load, score
+from bench.peers import pct
 
 SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The mix's lexical share again, dated, around the one chosen undated (fusion.MIX_LEXICAL).
@@ -279,7 +280,7 @@ def _rest_vector(question: str, left: str) -> np.ndarray:
 
 def _rest(at: tuple[int, int]) -> Callable[[], dict]:
     def setting() -> dict:
-        from models.retrieval import query, vectors
+        from models.retrieval import bridging, query, vectors
 
         keep, count = at
         _TAKEN_APART[0] = 0
@@ -299,12 +300,9 @@ def _rest(at: tuple[int, int]) -> Callable[[], dict]:
                 _TAKEN_APART[0] += 1
                 vector = _rest_vector(text, left)
                 ids, _ = vectors.nearest(agent_id, dense[0], vector, keep + count, user_id=hits[0].user_id)
-                seen = {hit.id for hit in hits[:keep]}
-                # The sweep scores a hit by its id alone.
-                news = [SimpleNamespace(id=i) for i in ids if i not in seen][:count]
-                fresh = {hit.id for hit in news}
-                rest_of = [hit for hit in hits[keep:] if hit.id not in fresh]
-                return [*hits[:keep], *news, *rest_of][: asked.get("top_k", 5)]
+                # After the first `keep`, as memory.query lets a hop's hits in; the sweep scores a hit by its id.
+                news = [SimpleNamespace(id=i) for i in ids]
+                return bridging.merged(hits, news, asked.get("top_k", 5), keep=keep, hop=count)
 
             # memory.query's own recursion (its hops) reads the module's name: they pass through unchanged.
             query.search = taken_apart
@@ -319,11 +317,10 @@ def rest_costs(asked: int) -> dict[str, float]:
     the other (`_rest_vector`); nothing where none was."""
     if not _TAKEN_APART[0]:
         return {}
-    questions = sorted(q for _v, q, _r in _RESTS.values())
-    rests = sorted(r for _v, _q, r in _RESTS.values())
-    middle = len(rests) // 2
-    return {"taken apart": round(_TAKEN_APART[0] / asked, 3), "question_embed_p50_ms": round(questions[middle], 2),
-            "rest_embed_p50_ms": round(rests[middle], 2)}  # fmt: skip
+    timed = list(_RESTS.values())
+    return {"taken apart": round(_TAKEN_APART[0] / asked, 3),
+            "question_embed_p50_ms": pct([question for _v, question, _r in timed], 0.5),
+            "rest_embed_p50_ms": pct([rest_ms for _v, _q, rest_ms in timed], 0.5)}  # fmt: skip
 
 
 def _undone(name: str) -> Callable[[], dict]:
