@@ -66,10 +66,13 @@ CROWDED_COUNTS = (None, 200, 100, 50, 25, 12, 6, 4, 3)
 # does): (how many of the question's nearest memories, the weight of their mean vector added to the
 # question's) before the nearest are looked for again. (0, 0.0): none, as memory.query asks.
 FEEDBACK = [(0, 0.0), (1, 0.3), (3, 0.3), (3, 0.6), (3, 1.0), (5, 0.3), (5, 0.6), (10, 0.5)]
-# The question taken apart: its words the leading hit holds taken out (`rest`), the rest embedded a second
-# time and looked for among the leading hit's user's memories — (after how many of memory.query's results
-# they come in, how many). (0, 0): none, as memory.query asks.
-REST = [(0, 0), (3, 1), (6, 1), (8, 1), (4, 2), (6, 2)]
+# The question taken apart: its words the leading hit holds taken out (rest.rest_spans), the rest
+# embedded and looked for among the leading hit's user's memories — (after how many of memory.query's
+# results they come in, how many, the layer after which its vector is taken from the question's states:
+# jobs/onnx_export.py, `SplitRunner`; FULL: the rest's words embedded again, alone, as a question).
+# (6, 1, 4): as memory.query asks; (0, 0, 4): none.
+FULL = -1
+REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 1, 3), (6, 1, FULL)]
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
@@ -239,88 +242,62 @@ def _feedback(feedback: tuple[int, float]) -> Callable[[], dict]:
     return setting
 
 
-def _stem(word: str) -> str:
-    """A word's form for telling whether the leading hit holds it: lower case, without one ending of
-    -ing, -es, -ed or -s, nor a doubled last letter ("running" and "runs": "run")."""
-    word = word.lower()
-    for ending in ("ing", "es", "ed", "s"):
-        if len(word) > len(ending) + 2 and word.endswith(ending):
-            word = word[: -len(ending)]
-            break
-    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+_TAKEN_APART: list[float] = []  # the milliseconds of each rest the setting being measured embedded
+_QUESTIONS: list[float] = []  # and of its question's embedding, asked again just before it
+# How a setting embeds a question and its rest (the sweep passes the latter to memory.query).
+_ASKS: list[tuple[Callable[[str], Any], Callable[..., Any]]] = []
 
 
-def rest(question: str, leader: str) -> str:
-    """`question` without the words `leader` holds (`_stem`): what it asks once the one it describes is
-    found: "Who does the person running Orchid report to?", led by "Viktor runs Orchid, the billing
-    service.", leaves "Who does person report to?" — short words the hit holds go too."""
-    held = {_stem(word) for word in re.findall(r"[A-Za-z0-9]+", leader)}
-    words = re.findall(r"[A-Za-z0-9'’]+|\?", question)
-    return " ".join(w for w in words if w == "?" or _stem(w) not in held).replace(" ?", "?")
-
-
-# Each rest embedded once a set (the settings share it): its vector, and the milliseconds its embedding
-# and the question's, asked again just before it, took.
-_RESTS: dict[str, tuple[np.ndarray, float, float]] = {}
-_TAKEN_APART = [0]  # the questions the setting being measured took apart
-
-
-def _rest_vector(question: str, left: str) -> np.ndarray:
-    from jobs.embeddings import get_embedder
-
-    if left not in _RESTS:
-        embedder = get_embedder()
-        started = time.perf_counter()
-        embedder.embed([question], query=True)
-        asked = time.perf_counter()
-        vector = embedder.embed([left], query=True)[0]
-        _RESTS[left] = (vector, (asked - started) * 1000, (time.perf_counter() - asked) * 1000)
-    return _RESTS[left][0]
-
-
-def _rest(at: tuple[int, int]) -> Callable[[], dict]:
+def _rest(at: tuple[int, int, int]) -> Callable[[], dict]:
     def setting() -> dict:
-        from models.retrieval import bridging, query, vectors
+        from jobs import embeddings
+        from jobs.onnx_export import split_runner
+        from models.retrieval import rest as taken_apart
 
-        keep, count = at
-        _TAKEN_APART[0] = 0
-        if count:
-            chosen = query.search
-            _PUT_BACK.append(lambda: setattr(query, "search", chosen))
-
-            def taken_apart(agent_id: int, **asked: Any) -> list[Any]:
-                hits = chosen(agent_id, **asked)
-                dense, text = asked.get("dense"), asked.get("text") or ""
-                # The hops' own statements (lexical, no second hop) and a leader of no user: as memory.query.
-                if dense is None or not asked.get("bridge", True) or not hits or hits[0].user_id is None:
-                    return hits
-                left = rest(text, hits[0].content or "")
-                if not left.strip("? ") or left == text:
-                    return hits
-                _TAKEN_APART[0] += 1
-                vector = _rest_vector(text, left)
-                ids, _ = vectors.nearest(agent_id, dense[0], vector, keep + count, user_id=hits[0].user_id)
-                # After the first `keep`, as memory.query lets a hop's hits in; the sweep scores a hit by its id.
-                news = [SimpleNamespace(id=i) for i in ids]
-                return bridging.merged(hits, news, asked.get("top_k", 5), keep=keep, hop=count)
-
-            # memory.query's own recursion (its hops) reads the module's name: they pass through unchanged.
-            query.search = taken_apart
-        return {"rest (keep, count)": at}
+        keep, count, layer = at
+        taken_apart.REST_KEEP, taken_apart.REST_HOP = keep, count  # `_reset` reloads it: as chosen again
+        embedder = embeddings.get_embedder()
+        question, rest = (lambda text: embedder.embed([text], query=True)), embeddings.rest_vector
+        if layer == FULL:
+            rest = lambda text, spans: embedder.embed([" ".join(text[a:b] for a, b in spans)], query=True)[0]  # noqa: E731
+        elif layer != embedder.REST_LAYER:
+            cut = split_runner(embedder._question, embedder.question_export, layer, embedder.QUESTION_THREADS)
+            question, rest = cut, cut.rest
+        _TAKEN_APART.clear()
+        _QUESTIONS.clear()
+        _ASKS[:] = [(question, rest)]
+        return {"rest (keep, count, layer)": at}
 
     return setting
 
 
+def asked_rest(text: str, spans: Any) -> Any:
+    """The rest's vector as the setting being measured embeds it, its question embedded just before (so the
+    question's states are the cut's, and the pair is timed together: `rest_costs`); memory.query's own
+    (jobs/embeddings.py) before a setting is made."""
+    if not _ASKS:
+        from jobs.embeddings import rest_vector
+
+        return rest_vector(text, spans)
+    question, rest = _ASKS[0]
+    started = time.perf_counter()
+    question(text)
+    asked = time.perf_counter()
+    vector = rest(text, spans)
+    if vector is not None:
+        _QUESTIONS.append((asked - started) * 1000)
+        _TAKEN_APART.append((time.perf_counter() - asked) * 1000)
+    return vector
+
+
 def rest_costs(asked: int) -> dict[str, float]:
-    """The share of the `asked` questions the setting just measured took apart (a second embedding each),
+    """The share of the `asked` questions the setting just measured took apart (a rest embedded each),
     and the median milliseconds of a rest's embedding and of its question's, each pair asked one after
-    the other (`_rest_vector`); nothing where none was."""
-    if not _TAKEN_APART[0]:
+    the other (`asked_rest`); nothing where none was."""
+    if not _TAKEN_APART:
         return {}
-    timed = list(_RESTS.values())
-    return {"taken apart": round(_TAKEN_APART[0] / asked, 3),
-            "question_embed_p50_ms": pct([question for _v, question, _r in timed], 0.5),
-            "rest_embed_p50_ms": pct([rest_ms for _v, _q, rest_ms in timed], 0.5)}  # fmt: skip
+    return {"taken apart": round(len(_TAKEN_APART) / asked, 3), "question_embed_p50_ms": pct(_QUESTIONS, 0.5),
+            "rest_embed_p50_ms": pct(_TAKEN_APART, 0.5)}  # fmt: skip
 
 
 def _undone(name: str) -> Callable[[], dict]:
@@ -406,12 +383,13 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
 
 
 def _reset() -> None:
-    from models.retrieval import bridging, fusion, identifiers, query, ranking, term_stats, timeline
+    from models.retrieval import bridging, fusion, identifiers, query, ranking, rest, term_stats, timeline
 
-    for module in (ranking, term_stats, fusion, bridging, identifiers, timeline, query):
+    for module in (ranking, term_stats, fusion, bridging, identifiers, timeline, rest, query):
         importlib.reload(module)  # every constant and function back as chosen
     while _PUT_BACK:  # the latest first
         _PUT_BACK.pop()()
+    _ASKS.clear()  # the rest as memory.query embeds it
     query.statement.cache_clear()
 
 
@@ -428,15 +406,14 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     and without the capitalised words a sentence opens with (`_openers`), dated; "crowded": how many of its
     agent's memories a name the second hop asks for may be held by, each of CROWDED_COUNTS, dated;
     "feedback": the question's vector moved toward its nearest memories (`moved`) before they are looked
-    for again, each of FEEDBACK, dated; "rest": the question's words its leading hit does not hold (`rest`)
-    embedded and looked for among that hit's user's memories, each of REST, dated, with what that second
-    embedding cost (`rest_costs`); "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    for again, each of FEEDBACK, dated; "rest": the question's words its leading hit does not hold
+    (rest.rest_spans) embedded — from the question's states, or alone — and looked for among that
+    hit's user's memories, each of REST, dated, with what its embedding cost (`rest_costs`); "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)
     agents = data["agents"][:max_agents] if max_agents else data["agents"]
     workdir = tempfile.mkdtemp(prefix="memconsole-conversational-")
-    _RESTS.clear()  # a set's own costs
     try:
         console = Console(workdir, dated=kind in DATED)
         asked = []
@@ -454,12 +431,13 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
             hops = hops and (kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None)
             query.statement.cache_clear()
             got = defaultdict(list)
+            rested = asked_rest if kind == "rest" else None  # the others as memory.query asks by default
             for key, question, dense in asked:
                 ASKED[0] = question["text"]
                 for bridge in (hops, False) if first_too else (hops,):
                     hits = query.search(console.agents[key], text=question["text"], categories=[CATEGORY],
                                         top_k=10, dense=dense, fusion=row.get("fusion", "mix"), bridge=bridge,
-                                        mode=mode, now=console.asked_at(key))  # fmt: skip
+                                        mode=mode, now=console.asked_at(key), rest_vector=rested)  # fmt: skip
                     console.db.session.rollback()
                     result = score([console.set_id[h.id] for h in hits], question["evidence"])
                     if bridge == hops:

@@ -46,13 +46,13 @@ def percentile(values: list[float], share: float) -> float:
 
 def build_ways(embedder) -> tuple[dict[str, Callable], dict[str, tuple[str, Callable]], dict[str, float]]:
     """Tokenisers by name, ways (name -> (tokeniser's name, text -> vector)) and the MB each way adds."""
-    from jobs import local_embedder
+    from jobs import local_embedder, onnx_export
 
     model = embedder._model
     features = embedder._features
     tokenisers = {
         "preprocess()": lambda text: {n: features([text])[n].numpy() for n in local_embedder.INPUTS},
-        "fast tokenizer": local_embedder.own_tokenizer(model),
+        "fast tokenizer": onnx_export.own_tokenizer(model),
     }
     direct = tokenisers["fast tokenizer"]
 
@@ -170,11 +170,11 @@ def batch_rows(embedder, texts: list[str], questions: list[str]) -> None:
     """A worker's batch: encode() (the way before) against the float32 export's batches (the way now,
     `ExportRunner.batch`), over the same texts, batches of 64 sorted by length in both; then how near the
     two ways' vectors are, and whether `questions` (embedded by encode()) find the same ten among each."""
-    from jobs import local_embedder, onnx_export
+    from jobs import onnx_export
 
-    fast = local_embedder.fast_tokenizer(embedder._model)
+    fast = onnx_export.fast_tokenizer(embedder._model)
     export = onnx_export.onnx_model(embedder._model, embedder._model_dir)
-    runner = onnx_export.session_runner(export, local_embedder.own_tokenizer(embedder._model), 2, fast)
+    runner = onnx_export.session_runner(export, onnx_export.own_tokenizer(embedder._model), 2, fast)
     vectors: dict[str, np.ndarray] = {}
 
     def onnx_batches() -> None:

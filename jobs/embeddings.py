@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
@@ -183,6 +183,24 @@ def query_vector(text: str) -> tuple[str, np.ndarray] | None:
     if embedder is None or not text or not text.strip():
         return None
     return embedder.label, _query_vector(embedder, text.strip())
+
+
+def rest_vector(text: str, spans: Sequence[tuple[int, int]]) -> np.ndarray | None:
+    """The vector of the words of the question `text` (as memory.query was given it) at the character
+    `spans` — its rest (models/retrieval/rest.py) — in the space of `query_vector`'s; None where the
+    configured embedder has no cheap way to it (only the local model's int8 path has: an endpoint's would
+    be a second request) or it fails, which memory.query answers without the rest."""
+    embedder = semantic_embedder()
+    rest = getattr(embedder, "rest_vector", None)
+    stripped = text.strip()
+    if rest is None or not stripped:
+        return None
+    lead = len(text) - len(text.lstrip())  # query_vector embeds the stripped text
+    try:
+        return rest(stripped, [(start - lead, end - lead) for start, end in spans])
+    except Exception as error:  # never an error for a question: its answer without the rest
+        log.warning("memory.query: a question's rest was not embedded (%s)", type(error).__name__)
+        return None
 
 
 def readiness_warnings() -> list[str]:

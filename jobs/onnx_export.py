@@ -15,6 +15,7 @@ import hashlib
 import os
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -78,6 +79,74 @@ class ExportRunner:
         return normalised(vectors)
 
 
+# A layer's output in the export (the torch exporter's name for it; the fusion keeps it), which `split`
+# cuts the int8 export at.
+LAYER_OUTPUT = "/transformer/encoder/layer.{layer}/output/LayerNorm/LayerNormalization_output_0"
+REST_CACHE = 64  # questions whose hidden states a SplitRunner keeps for their rests (~30 KB each)
+
+
+def split(path: Path, layer: int) -> tuple[bytes, bytes]:
+    """The export at `path` cut after its transformer layer `layer` (counted from 0), in memory: a head —
+    the whole export, that layer's output a second output — and a tail — the layers after it and the
+    pooling, fed that output and the inputs; ValueError where the export has no such output."""
+    import onnx
+    import onnx.utils
+
+    model = onnx.load(str(path))
+    hidden = LAYER_OUTPUT.format(layer=layer)
+    if hidden not in {name for node in model.graph.node for name in node.output}:
+        raise ValueError(f"the export has no output of layer {layer}")
+    # The tail's new input declared (a float per token and dimension); no shape inference, which would
+    # copy the whole export once more in memory.
+    state = onnx.helper.make_tensor_value_info(hidden, onnx.TensorProto.FLOAT, ["batch", "tokens", None])
+    model.graph.value_info.append(state)
+    tail = onnx.utils.Extractor(model).extract_model([hidden, *INPUTS], [model.graph.output[0].name])
+    model.graph.output.append(state)
+    return model.SerializeToString(), tail.SerializeToString()
+
+
+class SplitRunner(ExportRunner):
+    """An ExportRunner on a head and a tail of one export (`split`): a text's vector as the export gives it,
+    and the vector of some of its words — its rest (models/retrieval/rest.py) — from its tokens' states
+    at the cut, only the layers after it run again over those tokens alone. Their states have seen the
+    whole text, so a rest's vector is not the one its words would have alone; it is a small part of a
+    text's time (`python -m bench.conversational --sweep-rest`)."""
+
+    def __init__(self, head: Any, tail: Any, layer: int, tokens: Tokens, tokenizer: Any) -> None:
+        super().__init__(head, tokens, tokenizer)
+        self.tail, self.layer = tail, layer
+        self._states: OrderedDict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = OrderedDict()
+        self._keeping = threading.Lock()
+
+    def __call__(self, text: str) -> np.ndarray:
+        return self._run(text)[0]
+
+    def _run(self, text: str) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        inputs = self.tokens(text)
+        vector, states = self.session.run(None, inputs)
+        with self._keeping:
+            self._states[text] = (states, inputs)
+            while len(self._states) > REST_CACHE:
+                self._states.popitem(last=False)
+        return normalised(vector), states, inputs
+
+    def rest(self, text: str, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+        """The normalised vector (shape (dims,)) of the words of `text` at the character `spans`, with the
+        text's first and last tokens ([CLS], [SEP]); the text's states as its last embedding left them,
+        else from a run of the head again."""
+        with self._keeping:
+            kept = self._states.get(text)
+        states, inputs = kept if kept is not None else self._run(text)[1:]
+        offsets = self.tokenizer.encode(text).offsets
+        last = len(offsets) - 1
+        rows = [i for i, (start, end) in enumerate(offsets)
+                if i in (0, last) or any(start < to and at < end for at, to in spans)]  # fmt: skip
+        feed = {name: inputs[name][:, rows] for name in INPUTS}
+        feed["attention_mask"] = np.ones((1, len(rows)), dtype=np.int64)
+        feed[LAYER_OUTPUT.format(layer=self.layer)] = states[:, rows]
+        return normalised(self.tail.run(None, feed)[0])[0]
+
+
 def encoder(tokenizer: Any) -> Tokens:
     """One text -> the model's inputs as int64 arrays in INPUTS order, through `tokenizer` as set up."""
 
@@ -90,6 +159,29 @@ def encoder(tokenizer: Any) -> Tokens:
         }
 
     return encode
+
+
+def own_tokenizer(model: Any) -> Tokens:
+    """The model's fast (Rust) tokenizer called directly (`fast_tokenizer`): one text -> int64 arrays in
+    INPUTS order."""
+    return encoder(fast_tokenizer(model))
+
+
+def fast_tokenizer(model: Any) -> Any:
+    """The model's fast (Rust) tokenizer, copied and set up once as the model's preprocessing is
+    (truncation at max_seq_length, no padding). A copy, because transformers re-configures the model's own
+    on every call."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
+    tokenizer.enable_truncation(max_length=model.max_seq_length)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def same_inputs(mine: dict[str, np.ndarray], model: dict) -> bool:
+    """Whether the fast tokenizer's inputs (`encoder`) are the model's own preprocessing's (tensors)."""
+    return all(np.array_equal(mine[name], model[name].numpy()) for name in INPUTS)
 
 
 def cache_dir() -> Path:
@@ -187,7 +279,17 @@ def session_runner(path: Path, tokens: Tokens, threads: int, tokenizer: Any = No
     return ExportRunner(onnx_session(path, threads), tokens, tokenizer)
 
 
-def onnx_session(path: Path, threads: int) -> Any:
+def split_runner(runner: ExportRunner, path: Path, layer: int, threads: int) -> SplitRunner:
+    """`runner`, of the export at `path`, as a SplitRunner cut after `layer` (`split`): its head replaces
+    its session. ValueError where it has no tokenizer to tell a token's words (the rest needs them)."""
+    if runner.tokenizer is None:
+        raise ValueError("no fast tokenizer: a rest's tokens could not be told")
+    head, tail = split(path, layer)
+    return SplitRunner(onnx_session(head, threads), onnx_session(tail, threads), layer, runner.tokens,
+                       runner.tokenizer)  # fmt: skip
+
+
+def onnx_session(path: Path | bytes, threads: int) -> Any:
     """An ONNX Runtime session on the CPU with every graph optimisation and `threads` intra-op threads
     (no spinning between runs: the threads would otherwise burn the CPU the request threads share)."""
     import onnxruntime
@@ -197,7 +299,8 @@ def onnx_session(path: Path, threads: int) -> Any:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    model = path if isinstance(path, bytes) else str(path)  # an export on disk, or one made in memory
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def mean_pooled(transformer: Any) -> Any:

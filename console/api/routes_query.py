@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from jobs.embeddings import query_vector
+from flask import current_app
+
+from jobs.embeddings import query_vector, rest_vector
 from models import DomainError, estimate_tokens
 from models.db import end_read, read_from_replica
 from models.history import changelog, events
@@ -71,6 +73,7 @@ def memory_query(body: MemoryQuery):
         only = from_wire(filters.pop("category", None))
         config.check(agent.role, requested + [only])
         categories = [c for c in requested if not filtered or c == only]
+        dense = _dense(body.query)
         hits = query.search(
             agent.id,
             text=body.query,
@@ -81,7 +84,8 @@ def memory_query(body: MemoryQuery):
             relative_threshold=body.relative_threshold,
             with_match=body.return_ == "full",
             rag_caps={k: v for k, v in config.rag_caps(categories).items() if v < body.top_k},
-            dense=_dense(body.query),
+            dense=dense,
+            rest_vector=rest_vector if dense is not None and current_app.config["QUERY_REST"] else None,
         )
     except DomainError:
         events.note(

@@ -11,7 +11,7 @@ threshold (which compares the question's own words), is answered by the first ra
 
 A name too common to tell memories apart — each of its words held by 5 % of all memories or more, in
 tables of 5,000 or more, the rule a question's own words follow (models/retrieval/term_stats.py) — is not
-asked for either (query._telling). A chat's speakers, named before every turn they said, often are such
+asked for either (`telling`). A chat's speakers, named before every turn they said, often are such
 names; they lead to no memory in particular, and the hop let in turns found by the speaker's name alone
 (measured before and after on `friends_chat` and LoCoMo's turns, the sets that large: docs/benchmarks.md,
 "Conversational sets"). Nor is a name held by CROWDED of the agent's own memories or more
@@ -53,9 +53,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from copy import copy
 from typing import Any
 
-from models.retrieval import identifiers
+from models.db import db
+from models.retrieval import identifiers, term_stats
+from models.retrieval.matching import question_words
 
 BRIDGE_LEADERS = 1  # the leading hits whose names bridge
 # The first ranking's leaders that stay ahead of the second hop's hits: 3 leave the hop two places at the
@@ -104,6 +107,38 @@ def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
                 continue
             names.append(name)
     return names[:MAX_NAMES]
+
+
+def telling(agent_id: int, names: list[str]) -> list[str]:
+    """`names` without those too common to tell memories apart : each of a
+    name's words held by COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more
+    (term_stats.common_words, the rule a question's own words follow), or by CROWDED of the agent's own
+    memories or more (term_stats.crowded_words)."""
+    if not names:
+        return names
+    words = {name: question_words(name) for name in names}
+    dialect = db.session.get_bind().dialect.name
+    every = list(dict.fromkeys(word for each in words.values() for word in each))
+    common = term_stats.common_words(dialect, every)
+    common |= term_stats.crowded_words(dialect, agent_id, [word for word in every if word not in common])
+    return [name for name in names if not set(words[name]) <= common]
+
+
+def let_in(hits: list[Any]) -> list[Any]:
+    """Hits a second statement found — by names, codes or an event's words, not by the question — carry no
+    relevance or match: those figures would measure those words, not the question (a span's rows carry
+    none either). A memory the first ranking holds too keeps its own (`own_figures`)."""
+    fresh = [copy(hit) for hit in hits]  # shallow copies: dataclasses.replace rebuilds each through __init__
+    for hit in fresh:
+        hit.relevance = hit.match = None
+    return fresh
+
+
+def own_figures(hits: list[Any], first: list[Any]) -> list[Any]:
+    """`hits`, each memory the first ranking holds as the first ranking has it (its relevance and match
+    measured against the question)."""
+    own = {hit.id: hit for hit in first}
+    return [own.get(hit.id, hit) for hit in hits]
 
 
 def merged(

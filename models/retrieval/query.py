@@ -14,13 +14,14 @@ from its stages, each in a module of its own:
 After it, a second hop for the questions one ranking cannot answer: the memories of the span of days a
 question asks about, around the event's and its best hits' days (models/retrieval/timeline.py); else the
 memories holding a code the question names, first (models/retrieval/identifiers.py), and those the names
-its best hit carries lead to (models/retrieval/bridging.py).
+its best hit carries lead to (models/retrieval/bridging.py); last, with the local model, the leading
+hit's user's memory nearest to what the question asks once that hit is found (its rest:
+models/retrieval/rest.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from copy import copy
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import lru_cache
@@ -41,7 +42,7 @@ from sqlalchemy import (
 
 from models.db import db, utcnow
 from models.memories.memory import AgentMemory
-from models.retrieval import bridging, identifiers, ranking, term_stats, timeline
+from models.retrieval import bridging, identifiers, ranking, rest, term_stats, timeline
 from models.retrieval.filters import FILTERS, categories_param, filter_params, in_categories, known_filters
 from models.retrieval.fusion import DENSE_K, DENSE_K_FILTERED, FUSION, FUSIONS, dense_params, fused_pool
 from models.retrieval.matching import (
@@ -92,6 +93,10 @@ class Hit:
 # The memory's own columns of a Hit, which the statement selects first and in this order (rows become Hits
 # by position: no mapping built per row).
 RESULT_COLUMNS = tuple(f.name for f in fields(Hit) if f.name not in ("relevance", "match", "score", "linked"))
+# Hit's columns ranked by no score: a span's place in the results is its order (`_spanned`), a rest's
+# memory's its place after REST_KEEP (models/retrieval/rest.py); `linked` unknown, so true (the
+# related-bullets lookup then asks).
+_UNRANKED = (*(_T.c[name] for name in RESULT_COLUMNS), null().label("relevance"), null().label("match"), literal(0.0).label("score"), true().label("linked"))  # fmt: skip
 
 
 def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[ColumnElement[bool]]:
@@ -106,6 +111,14 @@ def _where(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> list[
 
 
 @lru_cache(maxsize=64)
+def rows_statement(dialect: str, filters: tuple[str, ...], uncategorized: bool) -> Select[Any]:
+    """The memories of `ids` a request may see (`_where`), unranked: a rest's, read by id."""
+    return select(*_UNRANKED).where(
+        *_where(dialect, filters, uncategorized), _T.c.id.in_(bindparam("ids", expanding=True))
+    )
+
+
+@lru_cache(maxsize=64)
 def span_statement(
     dialect: str, filters: tuple[str, ...], uncategorized: bool, anchors: int
 ) -> Select[Any] | CompoundSelect[Any]:
@@ -113,16 +126,8 @@ def span_statement(
     statement (a statement per anchor made a span's question the one that ran the most): of each anchor i,
     the memories a request may see of one user (`span_user_i`, null for none) written between `span_from_i`
     and `span_to_i`, at most SPAN_ROWS, the row's last column i."""
-    # Hit's own columns, ranked by no score: the span's place in the results is its order (`_spanned`);
-    # `linked` unknown, so true (the related-bullets lookup then asks).
-    unranked = (
-        null().label("relevance"),
-        null().label("match"),
-        literal(0.0).label("score"),
-        true().label("linked"),
-    )
     parts = [
-        select(*(_T.c[name] for name in RESULT_COLUMNS), *unranked, literal(i).label("part"))
+        select(*_UNRANKED, literal(i).label("part"))
         .where(
             *_where(dialect, filters, uncategorized),
             _T.c.user_id.is_not_distinct_from(bindparam(f"span_user_{i}")),
@@ -211,6 +216,7 @@ def search(
     mode: str = "hybrid",
     fusion: str = FUSION,
     bridge: bool = True,
+    rest_vector: rest.Embed | None = None,
 ) -> list[Hit]:
     """The top_k best active memories of this agent in these categories (None: those without one), best first.
 
@@ -227,9 +233,10 @@ def search(
     around an event, the memories of that span around the event's and the leading hits' days
     (models/retrieval/timeline.py); else, hybrid, the memories holding a code the question names first
     (models/retrieval/identifiers.py), then a lexical hop through the names the leading hit carries and
-    the question does not, save those too common to tell memories apart (`_telling`;
-    models/retrieval/bridging.py). `threshold` compares each hit's absolute `match` (ranking.coverage), `relative_threshold`
-    its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
+    the question does not, save those too common to tell memories apart (bridging.telling); last, where
+    `rest_vector` embeds what the question asks once its leading hit is found, that hit's user's memory
+    nearest to it (models/retrieval/rest.py). `threshold` compares each hit's absolute `match`
+    (ranking.coverage), `relative_threshold` its relevance; `with_match`: fill in `match` even without a threshold (SQLite then counts the words'
     memories, a statement more; PostgreSQL always has it). Without `dense`, or when the agent has no vectors of that model, the ranking is the
     lexical one, statement for statement.
     """
@@ -253,16 +260,22 @@ def search(
     if not (hops and hits):
         return hits[:top_k]
     if span is not None:
-        events = _let_in(search(agent_id, text=span.event, **(lexical | {"top_k": 1}))) if span.event else []
+        events = (
+            bridging.let_in(search(agent_id, text=span.event, **(lexical | {"top_k": 1})))
+            if span.event
+            else []
+        )
         spanned = _spanned(agent_id, timeline.anchored(events, hits), span, categories, filters, top_k)
-        return _own_figures(spanned, hits)
+        return _with_rest(
+            agent_id, bridging.own_figures(spanned, hits), hits, text, rest_vector, lexical, dense, top_k
+        )
     first, hits = hits, hits[:top_k]
     codes = identifiers.codes(text) if mode == "hybrid" and dense is not None else []
     if codes:
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
-        held = _let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
+        held = bridging.let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
-    bridged = _telling(agent_id, bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
+    bridged = bridging.telling(agent_id, bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
@@ -271,45 +284,33 @@ def search(
         hits = bridging.merged(hits, second, top_k)
     if subject:
         hits = bridging.same_subject(hits, first, top_k, keep)
-    return _own_figures(hits, first)
+    return _with_rest(
+        agent_id, bridging.own_figures(hits, first), first, text, rest_vector, lexical, dense, top_k
+    )
 
 
-def _telling(agent_id: int, names: list[str]) -> list[str]:
-    """`names` without those too common to tell memories apart (models/retrieval/bridging.py): each of a
-    name's words held by COMMON_SHARE of all memories or more, in tables of MIN_ROWS or more
-    (term_stats.common_words, the rule a question's own words follow), or by CROWDED of the agent's own
-    memories or more (term_stats.crowded_words)."""
-    if not names:
-        return names
-    words = {name: question_words(name) for name in names}
-    dialect = db.session.get_bind().dialect.name
-    every = list(dict.fromkeys(word for each in words.values() for word in each))
-    common = term_stats.common_words(dialect, every)
-    common |= term_stats.crowded_words(dialect, agent_id, [word for word in every if word not in common])
-    return [name for name in names if not set(words[name]) <= common]
+def _with_rest(agent_id: int, hits: list[Hit], first: list[Hit], text: str | None, rest_vector: rest.Embed | None,
+               lexical: dict[str, Any], dense: tuple[str, Any] | None, top_k: int) -> list[Hit]:  # fmt: skip
+    """`hits` with the question's rest let in (models/retrieval/rest.py); a memory outside the question's
+    own ranking `first` read by id through the request's WHERE clauses (`rows_statement`), without the
+    question's figures."""
+    if rest_vector is None or dense is None:
+        return hits
+
+    def read(ids: list[int]) -> list[Hit]:
+        dialect, filters = db.session.get_bind().dialect.name, lexical["filters"]
+        names = [c for c in lexical["categories"] if c is not None]
+        stmt = rows_statement(dialect, tuple(sorted(filters)), len(names) != len(lexical["categories"]))
+        params = {"agent_id": agent_id, "categories": categories_param(dialect, names), "ids": ids}
+        return [Hit(*row) for row in db.session.execute(stmt, params | filter_params(filters))]
+
+    return rest.with_nearest(agent_id, hits, first, text or "", rest_vector, dense[0], top_k, read)
 
 
 def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:
     """The second hop's ranking: lexical, the names alone (the first ranking has ranked the question's
     words)."""
-    return _let_in(search(agent_id, text=" ".join(names), **lexical))
-
-
-def _let_in(hits: list[Hit]) -> list[Hit]:
-    """Hits a second statement found — by names, codes or an event's words, not by the question — carry no
-    relevance or match: those figures would measure those words, not the question (a span's rows carry
-    none either). A memory the first ranking holds too keeps its own (`_own_figures`)."""
-    fresh = [copy(hit) for hit in hits]  # shallow copies: dataclasses.replace rebuilds each through __init__
-    for hit in fresh:
-        hit.relevance = hit.match = None
-    return fresh
-
-
-def _own_figures(hits: list[Hit], first: list[Hit]) -> list[Hit]:
-    """`hits`, each memory the first ranking holds as the first ranking has it (its relevance and match
-    measured against the question)."""
-    own = {hit.id: hit for hit in first}
-    return [own.get(hit.id, hit) for hit in hits]
+    return bridging.let_in(search(agent_id, text=" ".join(names), **lexical))
 
 
 def _spanned(

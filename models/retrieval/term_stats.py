@@ -51,7 +51,7 @@ MIN_ROWS = 5000
 # questions' matches (`names_agent`). Not swept: it lies between the two cases measured, one agent holding
 # every memory (slower named) and ten agents holding a tenth each (quicker named).
 AGENT_SHARE = 0.5
-# A name held by this many of its agent's own memories or more is asked for by no second hop (query._telling),
+# A name held by this many of its agent's own memories or more is asked for by no second hop (bridging.telling),
 # chosen on the development sets (`python -m bench.conversational --sweep-crowded`). None: no such rule.
 CROWDED = 6
 CACHE_SECONDS = 600.0

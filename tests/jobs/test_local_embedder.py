@@ -223,9 +223,50 @@ def test_a_trace_that_embeds_differently_is_dropped_for_the_models_own_forward_p
 def test_the_fast_tokenizer_tokenises_as_the_model_does():
     """The tokenizer called directly gives the model's own inputs, truncation at 256 tokens included."""
     embedder = LocalMiniLM()
-    encode = local_embedder.own_tokenizer(embedder._model)
+    encode = onnx_export.own_tokenizer(embedder._model)
     for text in QUESTIONS:
         mine, model = encode(text), embedder._features([text])
         for name in local_embedder.INPUTS:
             assert np.array_equal(mine[name], model[name].numpy())
     assert encode(QUESTIONS[3])["input_ids"].shape == (1, 256)
+
+
+def test_a_questions_rest_is_embedded_from_the_questions_own_states_after_the_cut():
+    """The int8 question path is cut after REST_LAYER (onnx_export.SplitRunner) on the first rest asked
+    for: a question's vector is the uncut export's; the rest of all its words is its vector again (the layers after the cut run over the
+    same tokens); the rest of some is nearer those words embedded alone than the question is — the same
+    from the states the question left as from the head run again once they are gone."""
+    embedder = LocalMiniLM()
+    question = QUESTIONS[0]
+    vector = embedder.embed([question], query=True)[0]
+    uncut = embedder._question
+    assert not isinstance(uncut, onnx_export.SplitRunner)  # not cut until a rest is asked for
+    assert np.allclose(embedder.rest_vector(question, [(0, len(question))]), vector, atol=1e-5)
+    cut = embedder._question
+    assert isinstance(cut, onnx_export.SplitRunner) and cut.layer == LocalMiniLM.REST_LAYER
+    assert np.allclose(cut(question)[0], uncut(question)[0], atol=1e-5)
+    assert embedder.question_path.startswith("onnx (int8")
+    spans = [(0, 4), (5, 10), (16, 20), (21, 23), (24, 29), (67, 68)]  # "What would like to study ?"
+    assert " ".join(question[at:to] for at, to in spans) == "What would like to study ?"
+    rest = embedder.rest_vector(question, spans)
+    alone = embedder.embed(["What would like to study ?"], query=True)[0]
+    assert rest.shape == (LocalMiniLM.dims,) and np.isclose(np.linalg.norm(rest), 1.0, atol=1e-5)
+    assert rest @ alone > vector @ alone + 0.1
+    cut._states.clear()
+    assert np.allclose(embedder.rest_vector(question, spans), rest, atol=1e-5)
+
+
+@pytest.mark.parametrize("why", ["no layer", "the cut fails"])
+def test_where_the_question_path_is_not_cut_a_question_is_embedded_as_before_and_has_no_rest(
+    monkeypatch, why
+):
+    if why == "no layer":
+        monkeypatch.setattr(LocalMiniLM, "REST_LAYER", None)
+    else:
+        monkeypatch.setattr(onnx_export, "LAYER_OUTPUT", "no such output {layer}")
+    embedder = LocalMiniLM()
+    vector = embedder.embed([QUESTIONS[0]], query=True)
+    assert embedder.rest_vector(QUESTIONS[0], [(0, 4)]) is None
+    assert not isinstance(embedder._question, onnx_export.SplitRunner)
+    assert embedder.question_path.startswith("onnx (int8")
+    assert np.allclose(vector, embedder._question(QUESTIONS[0]))

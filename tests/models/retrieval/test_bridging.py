@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 
 from jobs import embeddings
 from models import AgentMemory, db
-from models.retrieval import bridging, query, term_stats
+from models.retrieval import bridging, query, rest, term_stats
 from tests.api_support import bearer
-from tests.models.retrieval.retrieval_support import backfill_all, remember, word_figures_gathered
+from tests.models.retrieval.retrieval_support import (
+    ask,
+    backfill_all,
+    concept_vector,
+    remember,
+    word_figures_gathered,
+)
 from tests.sql_statements import statements_sent
 
 FILLER = [
@@ -170,7 +177,7 @@ def test_a_name_too_common_to_tell_memories_apart_is_not_bridged_and_a_rarer_one
     make_agent, make_memory, half_is_common
 ):
     """A chat's speaker, named before every turn she said, leads to no memory in particular: the hop does
-    not ask for her (query._telling; term_stats.common_words, here from ten memories and half of them)."""
+    not ask for her (bridging.telling; term_stats.common_words, here from ten memories and half of them)."""
     agent = make_agent(role="supervisor")
     for turn in CHAT:
         make_memory(agent, turn, memory_type="episodic", category="event")
@@ -217,7 +224,7 @@ def test_a_name_held_by_many_of_its_agents_own_memories_is_not_bridged_and_anoth
     two_chats, monkeypatch, crowded
 ):
     """The one who shares a chat with the agent's speaker, named before half its turns, leads to no memory
-    in particular, though the whole index holds her too seldom for the common-words rule (query._telling;
+    in particular, though the whole index holds her too seldom for the common-words rule (bridging.telling;
     term_stats.crowded_words, here at 3 of the agent's memories): the hop asks for the rarer names only.
     Dario, held by 2 of this agent's memories and 6 of another's, is still asked for."""
     monkeypatch.setattr(term_stats, "CROWDED", crowded)
@@ -334,3 +341,117 @@ def test_the_names_hops_hits_end_after_keep_and_the_hits_it_lets_in():
     news = [_hit(i) for i in range(20, 30)]
     assert bridging.hop_end(first, news) == bridging.KEEP + bridging.HOP
     assert bridging.hop_end(first, [first[0], news[0]]) == bridging.KEEP + 1
+
+
+# ----- the question's rest -----
+
+TRAVELLER = "What does the person with a flight to Lisbon eat?"  # led by Maya's flight; its rest asks of food
+
+
+def test_a_questions_rest_is_its_words_the_leading_hit_does_not_hold():
+    def left(question: str, leader: str) -> str:
+        return " ".join(question[at:to] for at, to in rest.rest_spans(question, leader))
+
+    assert left(
+        "Who does the person running Orchid report to?", "Viktor runs Orchid, the billing service."
+    ) == ("Who does person report to ?")
+    # Its endings do not hide a word the leader holds ("books" / "booked").
+    assert left("Who booked the Lisbon flights?", "Maya books a flight to Lisbon") == "Who the ?"
+    # No rest where the leader holds none of the words, or all of them but the question mark.
+    assert rest.rest_spans("Where does Tom walk?", "Maya cooks pasta") == []
+    assert rest.rest_spans("Maya books flights?", "Maya books a flight") == []
+
+
+@pytest.fixture
+def travellers(app, make_agent, embedder):
+    """Maya's flight, which leads the question, and her dinner, which its rest asks for; other users' meals
+    and walks, which the question's own words rank above her dinner."""
+    agent = make_agent(role="supervisor")
+    flight = remember(agent, "Maya books a flight to Lisbon", user_id="maya")
+    dinner = remember(agent, "Maya cooks pasta for dinner", user_id="maya")
+    remember(agent, "Tom, a person of habit, walks to Lisbon's market with the dog", user_id="tom")
+    remember(agent, "Tom eats at noon", user_id="tom")
+    remember(agent, "Maya keeps her dinner recipes in a blue folder", category="event", user_id="maya")
+    db.session.commit()
+    backfill_all()
+    return agent, flight, dinner
+
+
+def concept_rest(calls: list[str]):
+    """A rest embedder as jobs.embeddings.rest_vector is one: the scripted endpoint's vector of the rest's
+    words, each rest it was asked for recorded in `calls`."""
+
+    def embed(text: str, spans) -> np.ndarray:
+        calls.append(" ".join(text[at:to] for at, to in spans))
+        return np.array(concept_vector(calls[-1]))
+
+    return embed
+
+
+def _travelled(agent, top_k: int = 2, **kwargs):
+    hits = query.search(agent.id, text=TRAVELLER, categories=["profile"], top_k=top_k,
+                        dense=embeddings.query_vector(TRAVELLER), **kwargs)  # fmt: skip
+    db.session.rollback()
+    return hits
+
+
+def test_the_leaders_users_memory_nearest_the_rest_comes_in_after_rest_keep(travellers, monkeypatch):
+    agent, flight, dinner = travellers
+    monkeypatch.setattr(rest, "REST_KEEP", 1)
+    without = [hit.id for hit in _travelled(agent)]
+    assert without[0] == flight.id and dinner.id not in without
+    calls: list[str] = []
+    assert [hit.id for hit in _travelled(agent, rest_vector=concept_rest(calls))] == [flight.id, dinner.id]
+    assert calls == ["What does the person with eat ?"]
+    # Not where top_k leaves no place after REST_KEEP (the agent API's default five after six): not even
+    # embedded; nor with REST_HOP 0.
+    assert [hit.id for hit in _travelled(agent, top_k=1, rest_vector=concept_rest(calls))] == [flight.id]
+    monkeypatch.setattr(rest, "REST_HOP", 0)
+    assert [hit.id for hit in _travelled(agent, rest_vector=concept_rest(calls))] == without
+    assert len(calls) == 1
+
+
+def test_a_rests_memory_outside_the_first_ranking_is_read_through_the_same_filters_without_its_figures(
+    travellers, monkeypatch
+):
+    """The rest's nearest memory, where the question's own ranking does not hold it, is read by its vector
+    alone through the same WHERE clauses — never one of a category not asked for (the recipes' folder, an
+    `event`) — and carries no relevance or match, as the names hop's hits do; one the ranking holds keeps
+    its own."""
+    agent, flight, dinner = travellers
+    monkeypatch.setattr(rest, "REST_KEEP", 1)
+    calls: list[str] = []
+    held = _travelled(agent, rest_vector=concept_rest(calls))[1]
+    assert held.id == dinner.id and held.relevance is not None
+    monkeypatch.setattr(
+        bridging, "SUBJECT_DEPTH", 1
+    )  # the first ranking as deep as top_k: dinner is not in it
+    read = _travelled(agent, rest_vector=concept_rest(calls))
+    assert [hit.id for hit in read] == [flight.id, dinner.id] and read[1].relevance is read[1].match is None
+    soup = remember(agent, "Maya eats soup at dinner", category="event", user_id="maya")  # not asked for
+    db.session.commit()
+    backfill_all()
+    assert soup.id not in [hit.id for hit in _travelled(agent, top_k=3, rest_vector=concept_rest(calls))]
+
+
+def test_the_agent_api_lets_the_rest_in_under_query_rest_where_the_embedder_has_one(
+    app, client, travellers, monkeypatch
+):
+    """memory.query through the agent API asks for the question's rest (jobs/embeddings.py) only under
+    QUERY_REST (off by default), and answers without it where the embedder has no cheap way to one: the
+    local model's int8 path has; the scripted endpoint, like any endpoint, has not."""
+    from console.api import routes_query
+
+    agent, flight, dinner = travellers
+    monkeypatch.setattr(rest, "REST_KEEP", 1)
+    assert embeddings.rest_vector(TRAVELLER, [(0, 4)]) is None  # an endpoint: no cheap rest
+    calls: list[str] = []
+    monkeypatch.setattr(routes_query, "rest_vector", concept_rest(calls))
+    assert app.config["QUERY_REST"] is False
+    without = ask(client, agent, TRAVELLER, top_k=2, categories=["profile"])
+    assert without[1] != dinner.id and calls == []
+    monkeypatch.setitem(app.config, "QUERY_REST", True)
+    assert ask(client, agent, TRAVELLER, top_k=2, categories=["profile"]) == [flight.id, dinner.id]
+    assert calls == ["What does the person with eat ?"]
+    monkeypatch.setattr(routes_query, "rest_vector", embeddings.rest_vector)  # the endpoint's: none
+    assert ask(client, agent, TRAVELLER, top_k=2, categories=["profile"]) == without
