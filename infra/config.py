@@ -92,7 +92,7 @@ class Config:
         # Per-process cache of agents' vector matrices (models/retrieval/vectors.py), in MB.
         self.VECTOR_CACHE_MB = float(env.get("VECTOR_CACHE_MB", 512))
         # memory.query lets in what a question asks once its best hit is found (models/retrieval/rest.py):
-        # recall on questions about a user's other facts, for about 1.5 ms a question; off by default.
+        # recall on questions about a user's other facts, for about 1 ms a question; off by default.
         self.QUERY_REST = env.get("QUERY_REST", "0") == "1"
         # Where memory.query finds an agent's nearest vectors (models/retrieval/pgvector.py, `serves`): "auto",
         # pgvector's HNSW index for agents whose matrix alone would outgrow VECTOR_CACHE_MB, where the database
