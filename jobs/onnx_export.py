@@ -115,20 +115,23 @@ class SplitRunner(ExportRunner):
     def __init__(self, head: Any, tail: Any, layer: int, tokens: Tokens, tokenizer: Any) -> None:
         super().__init__(head, tokens, tokenizer)
         self.tail, self.layer = tail, layer
-        self._states: OrderedDict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = OrderedDict()
+        # A text's states at the cut, its inputs and its tokens' character offsets, for its rest.
+        self._states: OrderedDict[str, tuple[np.ndarray, dict[str, np.ndarray], list]] = OrderedDict()
         self._keeping = threading.Lock()
 
     def __call__(self, text: str) -> np.ndarray:
         return self._run(text)[0]
 
-    def _run(self, text: str) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        inputs = self.tokens(text)
+    def _run(self, text: str) -> tuple[np.ndarray, tuple[np.ndarray, dict[str, np.ndarray], list]]:
+        encoding = self.tokenizer.encode(text)  # once: its offsets tell a rest's tokens (`rest`)
+        inputs = inputs_of(encoding)
         vector, states = self.session.run(None, inputs)
+        kept = (states, inputs, encoding.offsets)
         with self._keeping:
-            self._states[text] = (states, inputs)
+            self._states[text] = kept
             while len(self._states) > REST_CACHE:
                 self._states.popitem(last=False)
-        return normalised(vector), states, inputs
+        return normalised(vector), kept
 
     def rest(self, text: str, spans: Sequence[tuple[int, int]]) -> np.ndarray:
         """The normalised vector (shape (dims,)) of the words of `text` at the character `spans`, with the
@@ -136,8 +139,7 @@ class SplitRunner(ExportRunner):
         else from a run of the head again."""
         with self._keeping:
             kept = self._states.get(text)
-        states, inputs = kept if kept is not None else self._run(text)[1:]
-        offsets = self.tokenizer.encode(text).offsets
+        states, inputs, offsets = kept if kept is not None else self._run(text)[1]
         last = len(offsets) - 1
         rows = [i for i, (start, end) in enumerate(offsets)
                 if i in (0, last) or any(start < to and at < end for at, to in spans)]  # fmt: skip
@@ -150,15 +152,16 @@ class SplitRunner(ExportRunner):
 def encoder(tokenizer: Any) -> Tokens:
     """One text -> the model's inputs as int64 arrays in INPUTS order, through `tokenizer` as set up."""
 
-    def encode(text: str) -> dict[str, np.ndarray]:
-        encoding = tokenizer.encode(text)
-        return {
-            "input_ids": np.array([encoding.ids], dtype=np.int64),
-            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-        }
+    return lambda text: inputs_of(tokenizer.encode(text))
 
-    return encode
+
+def inputs_of(encoding: Any) -> dict[str, np.ndarray]:
+    """A fast tokenizer's encoding of one text -> the model's inputs as int64 arrays in INPUTS order."""
+    return {
+        "input_ids": np.array([encoding.ids], dtype=np.int64),
+        "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+        "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+    }
 
 
 def own_tokenizer(model: Any) -> Tokens:
