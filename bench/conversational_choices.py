@@ -69,10 +69,14 @@ FEEDBACK = [(0, 0.0), (1, 0.3), (3, 0.3), (3, 0.6), (3, 1.0), (5, 0.3), (5, 0.6)
 # The question taken apart: its words the leading hit holds taken out (rest.rest_spans), the rest
 # embedded and looked for among the leading hit's user's memories — (after how many of memory.query's
 # results they come in, how many, the layer after which its vector is taken from the question's states:
-# jobs/onnx_export.py, `SplitRunner`; FULL: the rest's words embedded again, alone, as a question).
-# (6, 1, 4): as memory.query asks; (0, 0, 4): none.
+# jobs/onnx_export.py, `SplitRunner`; FULL: the rest's words embedded again, alone, as a question;
+# QUESTION: no rest embedded, the question's own vector looked for among the leading hit's user's memories).
+# (6, 1, 4): as memory.query asks; (0, 0, 4): none; (6, 2, 4) and (6, 3, 4): more of the user's memories
+# nearest to the rest let in.
 FULL = -1
-REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 1, 3), (6, 1, FULL)]
+QUESTION = -2
+REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 2, 4), (6, 3, 4), (6, 1, 3), (6, 1, FULL), (6, 1, QUESTION),
+        (6, 2, QUESTION)]  # fmt: skip
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
@@ -260,6 +264,8 @@ def _rest(at: tuple[int, int, int]) -> Callable[[], dict]:
         question, rest = (lambda text: embedder.embed([text], query=True)), embeddings.rest_vector
         if layer == FULL:
             rest = lambda text, spans: embedder.embed([" ".join(text[a:b] for a, b in spans)], query=True)[0]  # noqa: E731
+        elif layer == QUESTION:
+            question, rest = _question_as_rest(embedder)
         elif layer != embedder.REST_LAYER:
             cut = split_runner(embedder._question, embedder.question_export, layer, embedder.QUESTION_THREADS)
             question, rest = cut, cut.rest
@@ -269,6 +275,18 @@ def _rest(at: tuple[int, int, int]) -> Callable[[], dict]:
         return {"rest (keep, count, layer)": at}
 
     return setting
+
+
+def _question_as_rest(embedder: Any) -> tuple[Callable[[str], Any], Callable[..., Any]]:
+    """A question's embedding, and as its "rest" the vector it was just embedded to: the one memory.query
+    already holds, so that no rest is embedded (the QUESTION setting of REST)."""
+    held: list[Any] = []
+
+    def question(text: str) -> Any:
+        held[:] = embedder.embed([text], query=True)
+        return held[0]
+
+    return question, lambda text, spans: held[0]
 
 
 def asked_rest(text: str, spans: Any) -> Any:

@@ -274,3 +274,26 @@ def test_the_rest_sweep_embeds_the_rest_as_its_setting_says_for_memory_query_to_
         conversational_choices._reset()
     assert rest.REST_KEEP == 6 and [hit.id for hit in query.search(agent.id, **asked)] == before
     assert conversational_choices.REST[0][:2] == (0, 0) and "rest" in conversational_choices.DATED
+
+
+def test_the_rest_sweeps_question_setting_looks_for_the_questions_own_vector_and_embeds_no_rest(
+    embedder,  # noqa: F811  (the fixture imported above)
+    monkeypatch,
+):
+    from jobs.embeddings import get_embedder
+
+    text = "What does the person with a flight to Lisbon eat?"
+    own = get_embedder().embed([text], query=True)[0]
+    conversational_choices._rest((6, 1, conversational_choices.QUESTION))()
+    try:  # put back even when an assertion fails
+        embedded: list[list[str]] = []
+        asked = get_embedder().embed
+        monkeypatch.setattr(
+            get_embedder(), "embed", lambda texts, **kw: embedded.append(texts) or asked(texts, **kw)
+        )
+        # The rest's spans ("eat?") are not embedded: the vector is the question's, embedded once.
+        assert np.allclose(conversational_choices.asked_rest(text, [(45, 49)]), own)
+        assert embedded == [[text]]
+        assert conversational_choices.rest_costs(1)["taken apart"] == 1.0
+    finally:
+        conversational_choices._reset()
