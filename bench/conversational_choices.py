@@ -72,11 +72,12 @@ FEEDBACK = [(0, 0.0), (1, 0.3), (3, 0.3), (3, 0.6), (3, 1.0), (5, 0.3), (5, 0.6)
 # jobs/onnx_export.py, `SplitRunner`; FULL: the rest's words embedded again, alone, as a question;
 # QUESTION: no rest embedded, the question's own vector looked for among the leading hit's user's memories).
 # (6, 1, 4): as memory.query asks; (0, 0, 4): none; (6, 2, 4) and (6, 3, 4): more of the user's memories
-# nearest to the rest let in.
+# nearest to the rest let in; (6, 1, 5): cut after the last layer, so that no layer runs again: the rest's
+# vector the mean of the question's own final states over its tokens.
 FULL = -1
 QUESTION = -2
-REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 2, 4), (6, 3, 4), (6, 1, 3), (6, 1, FULL), (6, 1, QUESTION),
-        (6, 2, QUESTION)]  # fmt: skip
+REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 2, 4), (6, 3, 4), (6, 1, 3), (6, 1, 5), (6, 1, FULL),
+        (6, 1, QUESTION), (6, 2, QUESTION)]  # fmt: skip
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out

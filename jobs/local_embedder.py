@@ -102,7 +102,8 @@ class LocalMiniLM:
     QUESTION_DELTA: Path | None = question_delta.SHIPPED
     # A question's rest (models/retrieval/rest.py) is embedded from its tokens' states after this layer of
     # the int8 export's six (from 0): the last layer alone run again, over the rest's tokens, 0.71 ms against
-    # 0.93 for two and 1.92 for the rest alone (`python -m bench.conversational --sweep-rest`). None: no rest.
+    # 0.93 for two and 1.92 for the rest alone (`python -m bench.conversational --sweep-rest`); none run
+    # again (5: the final states pooled) costs a third of it and keeps a fifth of the gain. None: no rest.
     REST_LAYER: int | None = 4
 
     def __init__(self) -> None:

@@ -256,6 +256,25 @@ def test_a_questions_rest_is_embedded_from_the_questions_own_states_after_the_cu
     assert np.allclose(embedder.rest_vector(question, spans), rest, atol=1e-5)
 
 
+def test_cut_after_the_last_layer_a_rest_is_the_mean_of_the_questions_own_final_states(monkeypatch):
+    """The cut the rest sweep measures with no layer run again (bench/conversational_choices.py, REST): the
+    rest of all a question's words is its vector; the rest of some of them is another vector, pooled from
+    the same final states."""
+    monkeypatch.setattr(LocalMiniLM, "REST_LAYER", 5)
+    embedder = LocalMiniLM()
+    question = QUESTIONS[0]
+    vector = embedder.embed([question], query=True)[0]
+    assert np.allclose(embedder.rest_vector(question, [(0, len(question))]), vector, atol=1e-5)
+    cut = embedder._question
+    assert isinstance(cut, onnx_export.SplitRunner) and cut.layer == 5
+    states, _, offsets = cut._states[question]
+    rows = [0, 1, len(offsets) - 1]  # [CLS], the first word, [SEP]
+    pooled = states[0, rows].mean(axis=0)
+    rest = embedder.rest_vector(question, [(0, 4)])
+    assert np.allclose(rest, pooled / np.linalg.norm(pooled), atol=1e-5)
+    assert rest @ vector < 0.99
+
+
 @pytest.mark.parametrize("why", ["no layer", "the cut fails"])
 def test_where_the_question_path_is_not_cut_a_question_is_embedded_as_before_and_has_no_rest(
     monkeypatch, why
