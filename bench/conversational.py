@@ -115,6 +115,10 @@ SWEEP_FLAGS = {
         "rest",
         "the question without its leading hit's words, embedded each way and looked for among that hit's user's, dated",
     ),
+    "--sweep-leader": (
+        "leader",
+        "among how many leading hits the second hops look for the first holding the question's names, dated",
+    ),
     "--ablate": ("ablate", "each retrieval choice undone in turn"),
 }
 KINDS = ("single-hop", "paraphrase", "multi-hop", "temporal", "identifier")

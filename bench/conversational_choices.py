@@ -5,7 +5,8 @@ counts, the mix's lexical share asked dated, how many nearest by vector join the
 sentence's first word is taken as a name, how many of its agent's memories a name the second hop asks for
 may be held by, whether the question's vector is moved toward its nearest memories before they are
 looked for again, whether what the question asks once its leading hit is found is embedded a second time
-and looked for among that hit's user's memories, and each choice undone in turn.
+and looked for among that hit's user's memories, which of the leading hits the second hops follow, and
+each choice undone in turn.
 
     .venv/bin/python -m bench.conversational --sweep [--json F]
     .venv/bin/python -m bench.conversational --sweep-bridges [--json F]
@@ -19,13 +20,14 @@ and looked for among that hit's user's memories, and each choice undone in turn.
     .venv/bin/python -m bench.conversational --sweep-crowded [--json F]
     .venv/bin/python -m bench.conversational --sweep-feedback [--json F]
     .venv/bin/python -m bench.conversational --sweep-rest [--json F]
+    .venv/bin/python -m bench.conversational --sweep-leader [--json F]
     .venv/bin/python -m bench.conversational --ablate [--json F]
 
 (`--set` defaults to the development sets.) Each question is embedded once and asked under every setting;
 recall@10 to four places is what a choice is made by, averaged over the sets swept (`mean_rows`);
 `all@5`, recall@5 over every question, is reported beside it (the agent API answers five by default). The settings are module constants and functions of
 models/retrieval/ set for the measurement and put back after it. The recency, scale, missing-cosine,
-share, nearest, openers, crowded, feedback and rest sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
+share, nearest, openers, crowded, feedback, rest and leader sweeps alone are dated (bench/dating.py: each memory written at its own date, each agent asked the day after its last):
 undated, every memory is equally recent, and recency cannot tell two memories apart; the scale sweep
 weighs relevance against recency.
 """
@@ -78,11 +80,26 @@ FULL = -1
 QUESTION = -2
 REST = [(0, 0, 4), (6, 1, 4), (3, 1, 4), (8, 1, 4), (6, 2, 4), (6, 3, 4), (6, 1, 3), (6, 1, 5), (6, 1, FULL),
         (6, 1, QUESTION), (6, 2, QUESTION)]  # fmt: skip
+# Among how many of the first ranking's leaders the second hops look for the first holding every name the
+# question holds (bridging.NAMED_LEADERS; 0: they follow the first, whatever it names), and whether the
+# question's rest is asked too (QUERY_REST, whose leader it is as well).
+LEADERS = [(0, False), (2, False), (3, False), (5, False), (0, True), (3, True)]
 
 
 # The sweeps asked dated: those that weigh relevance against recency, and those chosen since the held-out
 # runs became dated.
-DATED = ("recency", "scale", "missing", "share", "nearest", "openers", "crowded", "feedback", "rest")
+DATED = (
+    "recency",
+    "scale",
+    "missing",
+    "share",
+    "nearest",
+    "openers",
+    "crowded",
+    "feedback",
+    "rest",
+    "leader",
+)
 # A chat turn's speaker before it ("Sofia: Went to Tenby ..."): the word after it opens a sentence.
 _SPEAKER = re.compile(r"\s*[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?:\s")
 
@@ -211,6 +228,16 @@ def _crowded(most: int | None) -> Callable[[], dict]:
     return setting
 
 
+def _leader(leader: tuple[int, bool]) -> Callable[[], dict]:
+    def setting() -> dict:
+        from models.retrieval import bridging
+
+        bridging.NAMED_LEADERS = leader[0]
+        return {"named leaders": leader[0], "with its rest": leader[1]}
+
+    return setting
+
+
 def moved(vector: np.ndarray, leaders: np.ndarray, weight: float) -> np.ndarray:
     """`vector` moved toward the mean of `leaders` (one row each; none: not moved), by `weight`, every
     vector taken at unit length, and the result too."""
@@ -309,6 +336,13 @@ def asked_rest(text: str, spans: Any) -> Any:
     return vector
 
 
+def rest_of(kind: str, row: dict) -> Callable[..., Any] | None:
+    """How a sweep of `kind` embeds a question's rest under the setting whose row is `row`: as the rest
+    sweep's setting says (`asked_rest`), or as memory.query does under QUERY_REST where the row asks with
+    it; otherwise not at all, as memory.query answers by default."""
+    return asked_rest if kind == "rest" or row.get("with its rest") else None
+
+
 def rest_costs(asked: int) -> dict[str, float]:
     """The share of the `asked` questions the setting just measured took apart (a rest embedded each),
     and the median milliseconds of a rest's embedding and of its question's, each pair asked one after
@@ -388,6 +422,8 @@ def settings(kind: str) -> list[tuple[Callable[[], dict], bool]]:
         return [(_feedback(feedback), False) for feedback in FEEDBACK]
     if kind == "rest":
         return [(_rest(at), False) for at in REST]
+    if kind == "leader":
+        return [(_leader(leader), False) for leader in LEADERS]
     if kind == "recency":
         return [(_recency(recency), False) for recency in RECENCY]
     if kind == "scale":
@@ -427,7 +463,9 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
     "feedback": the question's vector moved toward its nearest memories (`moved`) before they are looked
     for again, each of FEEDBACK, dated; "rest": the question's words its leading hit does not hold
     (rest.rest_spans) embedded — from the question's states, or alone — and looked for among that
-    hit's user's memories, each of REST, dated, with what its embedding cost (`rest_costs`); "ablate": each of ABLATIONS) on one set, and `all@5`."""
+    hit's user's memories, each of REST, dated, with what its embedding cost (`rest_costs`); "leader": the
+    leader the second hops follow chosen among each number of leaders of LEADERS, without and with the
+    rest, dated; "ablate": each of ABLATIONS) on one set, and `all@5`."""
     from models.retrieval import query
 
     data = load(set_name, seed)
@@ -450,7 +488,7 @@ def sweep(set_name: str, seed: int, max_agents: int | None, kind: str = "fusion"
             hops = hops and (kind != "bridges" or row["bridge (leaders, keep, hop)"] is not None)
             query.statement.cache_clear()
             got = defaultdict(list)
-            rested = asked_rest if kind == "rest" else None  # the others as memory.query asks by default
+            rested = rest_of(kind, row)
             for key, question, dense in asked:
                 ASKED[0] = question["text"]
                 for bridge in (hops, False) if first_too else (hops,):

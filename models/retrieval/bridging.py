@@ -9,6 +9,12 @@ place's capitalised name, a hyphenated name such as a service's (`audit-trail`) 
 after the first ranking's leaders (`merged`). A question whose leader names nothing new, or asked with a
 threshold (which compares the question's own words), is answered by the first ranking alone.
 
+The leader the hops follow is the first of the first NAMED_LEADERS hits that holds every name the
+question holds, else the first (`leading`): "What did Hanna's aunt retire from?" can lead with another's
+aunt, nearer its words ("Noor's aunt is called Celeste, and she retired from the bank"), ahead of "Hanna
+mentioned her aunt, Juniper, ..."; the hop then follows Juniper, not Celeste. Only whose names and user
+are followed changes, not the order the hits are answered in.
+
 A name too common to tell memories apart — each of its words held by 5 % of all memories or more, in
 tables of 5,000 or more, the rule a question's own words follow (models/retrieval/term_stats.py) — is not
 asked for either (`telling`). A chat's speakers, named before every turn they said, often are such
@@ -61,6 +67,11 @@ from models.retrieval import identifiers, term_stats
 from models.retrieval.matching import question_words
 
 BRIDGE_LEADERS = 1  # the leading hits whose names bridge
+# How many of the first ranking's leaders the hops may follow instead of the first: the first of them that
+# holds every name the question holds (`leading`). Chosen dated on the development sets (`python -m
+# bench.conversational --sweep-leader`): recall@10 averaged over them 0.9527 against 0.9510 following the
+# first always; 2 leaders 0.9522, 5 the same as 3 (docs/benchmarks.md, "Conversational sets").
+NAMED_LEADERS = 3
 # The first ranking's leaders that stay ahead of the second hop's hits: 3 leave the hop two places at the
 # agent API's default of five results, where 5 would leave it none. 4 leaders and 2 hits measured better
 # on the development sets (`python -m bench.conversational --sweep-bridges`: recall@10 0.9384 against
@@ -107,6 +118,30 @@ def bridge_names(question: str, leaders: Sequence[Any]) -> list[str]:
                 continue
             names.append(name)
     return names[:MAX_NAMES]
+
+
+def question_names(question: str) -> list[str]:
+    """The names (`_NAME`) the question holds, save its opening word ("What", "Did"), calendar words and
+    sentence openers (`_NOT_NAMES`) and codes (`CODES`: those the question names are looked for on their
+    own, models/retrieval/identifiers.py)."""
+    return [
+        name.group()
+        for name in _NAME.finditer(question)
+        if name.start() > 0 and name.group().lower() not in _NOT_NAMES and not CODES.fullmatch(name.group())
+    ]
+
+
+def leading(hits: list[Any], question: str) -> list[Any]:
+    """`hits` with the one the second hops follow first: the first of the first NAMED_LEADERS that holds
+    every name the question holds (`question_names`), else the first as it is. "What did Hanna's aunt
+    retire from?" can lead with another's aunt ("Noor's aunt is called Celeste ..."), nearer its words,
+    ahead of "Hanna mentioned her aunt, Juniper, who lives in Kyoto."; the hops then follow Hanna's aunt,
+    not Noor's. The order memory.query answers in is not changed: only whose names and user are followed."""
+    names = question_names(question)
+    for hit in hits[:NAMED_LEADERS] if names else ():
+        if all(re.search(rf"\b{re.escape(name)}\b", hit.content or "") for name in names):
+            return [hit, *(other for other in hits if other is not hit)]
+    return hits
 
 
 def telling(agent_id: int, names: list[str]) -> list[str]:
@@ -168,12 +203,13 @@ def hop_end(first: list[Any], second: list[Any]) -> int:
     return KEEP + min(HOP, sum(1 for hit in second if hit.id not in leaders))
 
 
-def same_subject(hits: list[Any], first: list[Any], top_k: int, keep: int) -> list[Any]:
+def same_subject(hits: list[Any], first: list[Any], top_k: int, keep: int, leader: Any = None) -> list[Any]:
     """`hits` with the memories of their leader's user (`user_id`) among `first` (the question's own
-    ranking, SUBJECT_DEPTH deep) let in after the first `keep`, SUBJECT_HOP at most (`merged`).
-    Unchanged when the leader has no user, or when every memory of `first` is that user's: then there is
-    no one else's to rank them above."""
-    user = hits[0].user_id if hits else None
+    ranking, SUBJECT_DEPTH deep) let in after the first `keep`, SUBJECT_HOP at most (`merged`); the leader
+    is `leader` (`leading`'s first), else the first hit. Unchanged when the leader has no user, or when
+    every memory of `first` is that user's: then there is no one else's to rank them above."""
+    leader = leader if leader is not None else hits[0] if hits else None
+    user = leader.user_id if leader is not None else None
     theirs = [hit for hit in first if hit.user_id == user]
     if user is None or len(theirs) == len(first):
         return hits[:top_k]

@@ -275,7 +275,8 @@ def search(
         # The memories holding a code the question names, first (models/retrieval/identifiers.py).
         held = bridging.let_in(identifiers.holding(search(agent_id, text=" ".join(codes), **lexical), codes))
         hits = bridging.merged(held, hits, top_k, keep=len(held), hop=top_k)
-    bridged = bridging.telling(agent_id, bridging.bridge_names(text or "", hits[: bridging.BRIDGE_LEADERS]))
+    named = bridging.leading(hits, text or "")  # the hops follow the leader holding the question's names
+    bridged = bridging.telling(agent_id, bridging.bridge_names(text or "", named[: bridging.BRIDGE_LEADERS]))
     keep = bridging.SUBJECT_KEEP
     if bridged:
         # A second hop, lexical, through the names the leaders carry (models/retrieval/bridging.py).
@@ -283,14 +284,13 @@ def search(
         keep = max(keep, bridging.hop_end(hits, second))  # the user's memories come in after the hop's hits
         hits = bridging.merged(hits, second, top_k)
     if subject:
-        hits = bridging.same_subject(hits, first, top_k, keep)
-    return _with_rest(
-        agent_id, bridging.own_figures(hits, first), first, text, rest_vector, lexical, dense, top_k
-    )
+        hits = bridging.same_subject(hits, first, top_k, keep, named[0])
+    hits = bridging.own_figures(hits, first)
+    return _with_rest(agent_id, hits, first, text, rest_vector, lexical, dense, top_k, named[0])
 
 
 def _with_rest(agent_id: int, hits: list[Hit], first: list[Hit], text: str | None, rest_vector: rest.Embed | None,
-               lexical: dict[str, Any], dense: tuple[str, Any] | None, top_k: int) -> list[Hit]:  # fmt: skip
+               lexical: dict[str, Any], dense: tuple[str, Any] | None, top_k: int, leader: Hit | None = None) -> list[Hit]:  # fmt: skip
     """`hits` with the question's rest let in (models/retrieval/rest.py); a memory outside the question's
     own ranking `first` read by id through the request's WHERE clauses (`rows_statement`), without the
     question's figures."""
@@ -304,7 +304,7 @@ def _with_rest(agent_id: int, hits: list[Hit], first: list[Hit], text: str | Non
         params = {"agent_id": agent_id, "categories": categories_param(dialect, names), "ids": ids}
         return [Hit(*row) for row in db.session.execute(stmt, params | filter_params(filters))]
 
-    return rest.with_nearest(agent_id, hits, first, text or "", rest_vector, dense[0], top_k, read)
+    return rest.with_nearest(agent_id, hits, first, text or "", rest_vector, dense[0], top_k, read, leader)
 
 
 def _hop(agent_id: int, names: list[str], lexical: dict[str, Any]) -> list[Hit]:

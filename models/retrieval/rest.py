@@ -76,14 +76,16 @@ def with_nearest(
     label: str,
     top_k: int,
     read: Read,
+    leader: Any = None,
 ) -> list[Any]:
     """`hits` with their leader's user's memory nearest to the question's rest (`rest_spans`, embedded by
     `embed` in the space of the vectors of model `label`) let in after the first REST_KEEP, REST_HOP of
     them (bridging.merged): as `first`, the question's own ranking, holds it, else as `read` reads it
-    (none where the request may not see it).
+    (none where the request may not see it). The leader is `leader` (bridging.leading's first), else the
+    first hit.
     Unchanged where the leader has no user, the question no rest, `embed` no vector for it, or top_k no
     place after REST_KEEP (then nothing is embedded)."""
-    leader = hits[0] if hits else None
+    leader = leader if leader is not None else hits[0] if hits else None
     if leader is None or leader.user_id is None or top_k <= REST_KEEP or not REST_HOP:
         return hits
     spans = rest_spans(text, leader.content or "")

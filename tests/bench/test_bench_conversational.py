@@ -200,7 +200,7 @@ def test_each_sweep_has_its_flag_and_a_dated_sweep_refuses_dated_as_a_runs_setti
         conversational.main(["--sweep-nearest", "--dated"])
     assert (
         refused.value.code == 2
-        and "nearest, openers, crowded, feedback, rest sweeps are dated" in capsys.readouterr().err
+        and "nearest, openers, crowded, feedback, rest, leader sweeps are dated" in capsys.readouterr().err
     )
 
 
@@ -274,6 +274,26 @@ def test_the_rest_sweep_embeds_the_rest_as_its_setting_says_for_memory_query_to_
         conversational_choices._reset()
     assert rest.REST_KEEP == 6 and [hit.id for hit in query.search(agent.id, **asked)] == before
     assert conversational_choices.REST[0][:2] == (0, 0) and "rest" in conversational_choices.DATED
+
+
+def test_the_leader_sweep_sets_how_many_leaders_are_looked_through_with_and_without_the_rest_then_puts_them_back():
+    from models.retrieval import bridging
+
+    seen = []
+    for setting, first_too in conversational_choices.settings("leader"):
+        row = setting()
+        seen.append((row["named leaders"], row["with its rest"]))
+        assert row["named leaders"] == bridging.NAMED_LEADERS and not first_too
+        asks_rest = conversational_choices.rest_of("leader", row) is conversational_choices.asked_rest
+        assert asks_rest == row["with its rest"]
+        conversational_choices._reset()
+        assert bridging.NAMED_LEADERS == 3
+    assert seen == conversational_choices.LEADERS and {(0, False), (3, False), (0, True), (3, True)} <= set(
+        seen
+    )
+    assert "leader" in conversational_choices.DATED
+    assert conversational_choices.rest_of("rest", {}) is conversational_choices.asked_rest
+    assert conversational_choices.rest_of("openers", {}) is None
 
 
 def test_the_rest_sweeps_question_setting_looks_for_the_questions_own_vector_and_embeds_no_rest(

@@ -133,6 +133,67 @@ def test_a_ticket_code_is_not_bridged_so_it_does_not_take_a_names_place():
     assert "KL2035" not in bridging.bridge_names(question, [SimpleNamespace(content="Flight KL2035, Ada.")])
 
 
+# ----- which leader the hops follow -----
+
+AUNTS = [
+    "Noor's aunt is called Celeste, and she retired from the bank last spring.",
+    "Hanna mentioned her aunt, Juniper, who lives in Kyoto.",
+    "Juniper spent thirty years driving buses before she stopped working.",
+    "Hanna ran the Basel marathon in 3:47:15.",
+    "Hanna moved into a flat at 73 Quarry Road, Bologna.",
+    "Hanna treated herself to a sewing machine that cost 315 pounds.",
+    "Hanna caught a nasty flu at a packed conference.",
+    "Celeste plays the cello in an amateur orchestra.",
+    "Noor tried rowing for the first time at Weir Boat Club.",
+    "Noor finds Monday mornings the hardest part of the week.",
+]
+AUNT = "What did Hanna's aunt retire from?"
+
+
+def test_a_questions_names_are_its_capitalised_words_save_its_opening_word_calendar_words_and_codes():
+    assert bridging.question_names(AUNT) == ["Hanna"]
+    assert bridging.question_names("Did Hanna meet Quinn in Lyon on Monday?") == ["Hanna", "Quinn", "Lyon"]
+    assert bridging.question_names("Who fixed ZD-4909 in report-builder?") == ["report-builder"]
+    assert bridging.question_names("Who manages the owner of the service behind it?") == []
+
+
+def test_the_hops_follow_the_first_leader_holding_every_name_the_question_holds():
+    noor, hanna, other = (SimpleNamespace(content=text) for text in AUNTS[:3])
+    assert bridging.leading([noor, hanna, other], AUNT) == [hanna, noor, other]
+    # None of the leaders holds the names, or the question names no one: the first leads as it is.
+    assert bridging.leading([noor, other], AUNT) == [noor, other]
+    assert bridging.leading([noor, hanna], "What did the aunt retire from?") == [noor, hanna]
+    # A name must be held whole: "Hannah" is not "Hanna".
+    hannah = SimpleNamespace(content="Hannah mentioned her aunt, Ada.")
+    assert bridging.leading([noor, hannah], AUNT) == [noor, hannah]
+    # Only the first NAMED_LEADERS are looked through.
+    deep = [noor, *[other] * bridging.NAMED_LEADERS, hanna]
+    assert bridging.leading(deep, AUNT) == deep
+
+
+def test_the_hop_follows_the_aunt_of_the_one_the_question_names_not_the_leaders(
+    make_agent, make_memory, monkeypatch
+):
+    agent = make_agent(role="supervisor")
+    noor, link, answer, *_ = [
+        make_memory(agent, text, memory_type="semantic", category="event") for text in AUNTS
+    ]
+    db.session.commit()
+
+    def asked(**kwargs) -> list[int]:
+        hits = query.search(agent.id, text=AUNT, categories=["event"], top_k=5, **kwargs)
+        db.session.rollback()
+        return [h.id for h in hits]
+
+    without = asked(bridge=False)
+    assert without[0] == noor.id and link.id in without[: bridging.NAMED_LEADERS]
+    assert answer.id not in without
+    found = asked()
+    assert answer.id in found and found[: bridging.KEEP] == without[: bridging.KEEP]  # the order stands
+    monkeypatch.setattr(bridging, "NAMED_LEADERS", 0)  # the hops follow the first leader, Noor's aunt
+    assert answer.id not in asked()
+
+
 # Services that own something (the question's words), and notes about nothing asked, so that those words
 # are not common ones.
 TEAM = [f"The {name} service owns the {thing}." for name, thing in [
